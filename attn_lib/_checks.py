@@ -1,0 +1,85 @@
+"""입력 검사 도우미 (내부용).
+
+잘못된 입력이 PyTorch 깊은 곳에서 알아보기 힘든 오류로 터지기 전에,
+무엇을 기대했고 무엇이 들어왔는지 한국어로 알려 줍니다.
+이 모듈은 torch 외에는 아무것도 import하지 않습니다.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+from torch import Tensor
+
+
+def describe(x: object) -> str:
+    """오류 메시지에 쓸 짧은 설명: 텐서면 모양과 dtype, 아니면 타입 이름."""
+    if isinstance(x, Tensor):
+        return f"Tensor(shape={tuple(x.shape)}, dtype={x.dtype})"
+    return type(x).__name__
+
+
+def check_float_tensor(x: object, name: str, *, min_dim: int = 1) -> Tensor:
+    """`x`가 실수(float) 텐서이고 차원이 `min_dim` 이상인지 확인합니다."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}은(는) torch.Tensor여야 하는데 {describe(x)}이(가) 들어왔습니다.")
+    if not torch.is_floating_point(x):
+        raise TypeError(
+            f"{name}은(는) 실수 텐서(float16/bfloat16/float32/float64)여야 하는데 "
+            f"dtype={x.dtype}이(가) 들어왔습니다. 정수 텐서라면 .float()로 바꾸세요."
+        )
+    if x.dim() < min_dim:
+        raise ValueError(
+            f"{name}은(는) 최소 {min_dim}차원이어야 하는데 shape={tuple(x.shape)}"
+            f"({x.dim()}차원)이(가) 들어왔습니다."
+        )
+    return x
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """`value`가 1 이상의 정수(bool 제외)인지 확인합니다."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}은(는) 정수여야 하는데 {describe(value)} 값 {value!r}이(가) 들어왔습니다.")
+    if value < 1:
+        raise ValueError(f"{name}은(는) 1 이상이어야 하는데 {value}이(가) 들어왔습니다.")
+    return value
+
+
+def broadcast_leading(shapes: Sequence[torch.Size], names: Sequence[str]) -> torch.Size:
+    """마지막 두 축을 뺀 앞쪽 축(배치, 헤드 등)이 서로 브로드캐스트되는지 확인합니다."""
+    try:
+        return torch.broadcast_shapes(*(s[:-2] for s in shapes))
+    except RuntimeError:
+        detail = ", ".join(f"{n}{tuple(s)}" for n, s in zip(names, shapes))
+        raise ValueError(
+            f"앞쪽 축(배치·헤드)이 서로 브로드캐스트되지 않습니다: {detail}. "
+            "마지막 두 축을 뺀 모양이 같거나 1이어야 합니다."
+        ) from None
+
+
+def check_mask(mask: object, target_shape: torch.Size, name: str = "attn_mask") -> Tensor:
+    """마스크가 bool 또는 실수 텐서이고, `target_shape`를 키우지 않고 브로드캐스트되는지 확인합니다.
+
+    정수 마스크는 '1이 참여인지 차단인지'가 모호하므로 거부합니다.
+    """
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}은(는) torch.Tensor여야 하는데 {describe(mask)}이(가) 들어왔습니다.")
+    if mask.dtype != torch.bool and not torch.is_floating_point(mask):
+        raise TypeError(
+            f"{name}은(는) bool(True = 참여 가능) 또는 실수(점수에 더할 값) 텐서여야 하는데 "
+            f"dtype={mask.dtype}이(가) 들어왔습니다. 0/1 정수 마스크는 뜻이 모호하니 "
+            "mask.bool()처럼 bool로 바꾸세요."
+        )
+    ok = mask.dim() <= len(target_shape)
+    if ok:
+        try:
+            ok = torch.broadcast_shapes(mask.shape, target_shape) == target_shape
+        except RuntimeError:
+            ok = False
+    if not ok:
+        raise ValueError(
+            f"{name}의 shape={tuple(mask.shape)}은(는) 어텐션 점수의 shape={tuple(target_shape)}에 "
+            "그 모양을 키우지 않고 브로드캐스트되어야 합니다 (각 축이 같거나 1)."
+        )
+    return mask
