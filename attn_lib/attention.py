@@ -97,7 +97,7 @@ def scaled_dot_product_attention(
     attn_scores = (query @ key.transpose(-2, -1)) * scale  # (..., L, Dh) @ (..., Dh, S) -> (..., L, S)
     scores_shape = torch.Size((*lead, query.shape[-2], key.shape[-2]))
     if attn_scores.shape != scores_shape:  # value만 배치 축이 더 클 때
-        attn_scores = attn_scores.expand(scores_shape)
+        attn_scores = attn_scores.expand(scores_shape)  # (..., L, S) -> (*lead, L, S)
 
     if attn_mask is not None:
         check_mask(attn_mask, attn_scores.shape)

@@ -87,6 +87,8 @@ def setup_korean_font() -> Path:
         )
     matplotlib.rcParams["font.family"] = [family, "DejaVu Sans"]
     matplotlib.rcParams["axes.unicode_minus"] = False  # 나눔고딕에 없는 U+2212 대신 '-'를 씀
+    # 같은 이름의 글꼴이 시스템에도 있으면 matplotlib이 그쪽을 고를 수 있으니, 실제로 고른 파일을 기록
+    _font_path = Path(font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False))
     return _font_path
 
 
