@@ -94,23 +94,27 @@ def scaled_dot_product_attention(
     elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
         raise ValueError(f"scale은 양의 실수이거나 None이어야 하는데 {scale!r}이(가) 들어왔습니다.")
 
-    attn_scores = (query @ key.transpose(-2, -1)) * scale  # (..., L, Dh) @ (..., Dh, S) -> (..., L, S)
+    attn_scores = (query @ key.transpose(-2, -1)).mul_(scale)  # (..., L, Dh) @ (..., Dh, S) -> (..., L, S)
     scores_shape = torch.Size((*lead, query.shape[-2], key.shape[-2]))
     if attn_scores.shape != scores_shape:  # value만 배치 축이 더 클 때
         attn_scores = attn_scores.expand(scores_shape)  # (..., L, S) -> (*lead, L, S)
 
-    if attn_mask is not None:
+    if attn_mask is None:
+        attn_weights = torch.softmax(attn_scores, dim=-1)
+    else:
         check_mask(attn_mask, attn_scores.shape)
         if attn_mask.dtype == torch.bool:
             attn_scores = attn_scores.masked_fill(~attn_mask, float("-inf"))
         else:
             attn_scores = attn_scores + attn_mask.to(attn_scores.dtype)
-
-    # 참여할 키가 하나도 없는 행: 행의 최댓값이 -inf. 소프트맥스 전에 0으로 바꿔 NaN을 막고,
-    # 소프트맥스 뒤에 가중치를 0으로 되돌립니다 (독스트링 참고).
-    dead_rows = torch.isneginf(attn_scores.amax(dim=-1, keepdim=True))  # (..., L, 1)
-    attn_scores = attn_scores.masked_fill(dead_rows, 0.0)
-    attn_weights = torch.softmax(attn_scores, dim=-1).masked_fill(dead_rows, 0.0)
+        # 참여할 키가 하나도 없는 행: 행의 최댓값이 -inf. 소프트맥스 전에 0으로 바꿔 NaN을 막고,
+        # 소프트맥스 뒤에 가중치를 0으로 되돌립니다 (독스트링 참고).
+        dead_rows = torch.isneginf(attn_scores.amax(dim=-1, keepdim=True))  # (..., L, S) -> (..., L, 1)
+        if dead_rows.any():
+            attn_scores = attn_scores.masked_fill(dead_rows, 0.0)
+            attn_weights = torch.softmax(attn_scores, dim=-1).masked_fill(dead_rows, 0.0)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
     output = attn_weights @ value  # (..., L, S) @ (..., S, Dv) -> (..., L, Dv)
     return output, attn_weights
 
