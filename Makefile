@@ -1,0 +1,132 @@
+# 멀티헤드 어텐션 강좌: 준비, 빌드, 테스트 (set up, build, test)
+#
+#   make book    .venv 와 node_modules 를 준비하고 사이트를 _build/html 에 빌드
+#   make test    make book 다음, 브라우저 테스트용 시스템 패키지를 확인하고 pytest 전체 실행
+#   make bench   benchmarks/bench_*.py 를 모두 실행
+#   make serve   _build/html 을 http://127.0.0.1:8000 에서 보여 줌
+#   make clean   빌드 결과와 복사한 자산 삭제 (distclean: .venv, node_modules 까지)
+#
+# 준비 단계는 stamp 파일로 건너뜁니다. stamp 는 자기가 설명하는 폴더 안에 있어서
+# 폴더를 지우면 stamp 도 같이 사라집니다 (.venv/.stamp-venv, node_modules/.stamp-node,
+# _assets/vendor/.stamp-assets).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := book
+MAKEFLAGS += --no-builtin-rules
+.DELETE_ON_ERROR:
+
+# ---- 변수 (variables) ---------------------------------------------------------------
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
+endif
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+JB := $(VENV)/bin/jupyter-book
+TORCH_VERSION := 2.13.0
+NPM ?= npm
+NODE_MODULES := node_modules
+VENDOR := _assets/vendor
+BUILD_DIR := _build
+HTML_DIR := $(BUILD_DIR)/html
+JB_FLAGS := -W -n --keep-going
+PYTEST_ARGS ?=
+HOST ?= 127.0.0.1
+PORT ?= 8000
+CHROMIUM ?= /usr/bin/chromium
+APT_PACKAGES := chromium fonts-nanum
+
+VENV_STAMP := $(VENV)/.stamp-venv
+NODE_STAMP := $(NODE_MODULES)/.stamp-node
+ASSETS_STAMP := $(VENDOR)/.stamp-assets
+
+MATHJAX := $(NODE_MODULES)/mathjax/es5
+HTML_MANAGER := $(NODE_MODULES)/@jupyter-widgets/html-manager/dist
+
+# 노트북 커널과 하위 명령이 venv 의 도구를 쓰도록 (kernel and tools come from the venv)
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+export PIP_NO_INPUT := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: book test bench serve clean distclean setup browser-deps
+
+# ---- 목표 (targets) -----------------------------------------------------------------
+book: setup
+	@# 경고로 실패한 빌드 다음의 증분 빌드는 그 경고를 다시 내지 않습니다 (문서를 다시 읽지
+	@# 않으므로). 실패하면 Sphinx 환경을 지워 다음 빌드가 모든 문서를 다시 읽게 합니다.
+	@# (노트북 실행 결과는 jupyter-cache 에 남아 다시 실행하지 않습니다.)
+	@echo "$(JB) build . $(JB_FLAGS)"
+	@$(JB) build . $(JB_FLAGS) || { \
+	  rm -f $(BUILD_DIR)/.doctrees/environment.pickle; \
+	  echo "!!! 사이트 빌드 실패 (site build failed): 위의 경고/오류를 보세요." >&2; \
+	  exit 1; }
+
+test: book browser-deps
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV_STAMP)
+	$(PY) benchmarks/run_all.py
+
+serve:
+	@test -f $(HTML_DIR)/index.html || { echo "$(HTML_DIR) 이 없습니다. 먼저 'make book' (run 'make book' first)" >&2; exit 1; }
+	@echo ">>> http://$(HOST):$(PORT)/  (Ctrl+C 로 멈춤)"
+	$(PY) -m http.server $(PORT) --bind $(HOST) --directory $(HTML_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR) $(VENDOR) .pytest_cache
+
+distclean: clean
+	rm -rf $(VENV) $(NODE_MODULES)
+
+setup: $(VENV_STAMP) $(ASSETS_STAMP)
+
+# ---- 준비 단계 (setup steps) --------------------------------------------------------
+# torch 를 먼저 설치합니다 (CPU 휠). 그다음 고정된 requirements, 마지막으로 attn_lib (editable).
+$(VENV_STAMP): requirements.txt pyproject.toml
+	@test -n "$(PYTHON)" || { echo "python3.11 (또는 python3) 이 필요합니다 (Python 3.11 required)" >&2; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install torch==$(TORCH_VERSION)
+	$(PIP) install -r requirements.txt
+	$(PIP) install --no-deps -e .
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	@command -v $(NPM) >/dev/null || { echo "npm 이 필요합니다 (npm is required)" >&2; exit 1; }
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# node_modules 에서 사이트가 쓰는 파일만 _assets/vendor/ 로 복사합니다 (CDN 대신).
+# MathJax 는 tex-chtml.js 와 실행 중에 불러오는 것만: TeX 확장(autoload), CHTML 글꼴,
+# 메뉴/접근성(ui, a11y), 음성 규칙(sre, 영어와 점자만).
+$(ASSETS_STAMP): $(NODE_STAMP) Makefile
+	rm -rf $(VENDOR)
+	mkdir -p $(VENDOR)/requirejs $(VENDOR)/html-manager $(VENDOR)/mathjax/input/tex \
+	  $(VENDOR)/mathjax/output/chtml/fonts $(VENDOR)/mathjax/sre/mathmaps
+	cp $(NODE_MODULES)/requirejs/require.js $(VENDOR)/requirejs/
+	cp $(HTML_MANAGER)/embed-amd.js $(VENDOR)/html-manager/
+	cp $(HTML_MANAGER)/*.woff $(HTML_MANAGER)/*.woff2 $(HTML_MANAGER)/*.ttf \
+	  $(HTML_MANAGER)/*.eot $(HTML_MANAGER)/*.svg $(VENDOR)/html-manager/
+	cp $(MATHJAX)/../LICENSE $(MATHJAX)/tex-chtml.js $(VENDOR)/mathjax/
+	cp -R $(MATHJAX)/input/tex/extensions $(VENDOR)/mathjax/input/tex/
+	cp -R $(MATHJAX)/output/chtml/fonts/woff-v2 $(VENDOR)/mathjax/output/chtml/fonts/
+	cp -R $(MATHJAX)/ui $(MATHJAX)/a11y $(VENDOR)/mathjax/
+	cp $(MATHJAX)/sre/mathmaps/base.json $(MATHJAX)/sre/mathmaps/en.json \
+	  $(MATHJAX)/sre/mathmaps/nemeth.json $(VENDOR)/mathjax/sre/mathmaps/
+	touch $@
+
+# ---- 브라우저 테스트용 시스템 패키지 (system packages for browser tests) ------------
+browser-deps:
+	@missing=""; \
+	test -x "$(CHROMIUM)" || missing="$$missing chromium"; \
+	{ fc-list 2>/dev/null | grep -i nanum >/dev/null || dpkg -s fonts-nanum >/dev/null 2>&1; } || missing="$$missing fonts-nanum"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo ">>> apt-get install -y$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update && apt-get install -y --no-install-recommends$$missing; \
+	else \
+	  echo "브라우저 테스트에 시스템 패키지가 필요합니다 (browser tests need):$$missing" >&2; \
+	  echo "  sudo apt-get update && sudo apt-get install -y $(APT_PACKAGES)" >&2; \
+	  exit 1; \
+	fi

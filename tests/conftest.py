@@ -1,0 +1,228 @@
+"""공용 pytest 픽스처 (shared pytest fixtures).
+
+- 저장소 경로와 목차: ``repo_root``, ``toc_docnames``
+- 빌드된 사이트: ``html_dir`` (``_build/html``; 없으면 ``make book`` 하라는 메시지로 실패)
+- 로컬 HTTP 서버: ``site_url`` (127.0.0.1, 빈 포트, ``_build/html`` 을 보여 줌)
+- 헤드리스 Chromium: ``browser``, ``open_offline_page`` (테스트마다 새 페이지),
+  ``offline_browser`` (모듈 단위); 127.0.0.1 밖 요청은 모두 막고 기록합니다.
+
+새 픽스처는 이 파일의 알맞은 절에 더하세요. 테스트 하나만 쓰는 도우미는 그 테스트 파일에 둡니다.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML_DIR = ROOT / "_build" / "html"
+SCREENSHOT_DIR = ROOT / "_build" / "screenshots"
+
+# ---------------------------------------------------------------------------------------
+# 목차 (table of contents)
+# ---------------------------------------------------------------------------------------
+
+
+def read_toc_docnames(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
+    """``_toc.yml`` 의 모든 문서 이름 (확장자 없음, 예: ``chapters/02_multi_head``), 목차 순서대로."""
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    names = [toc["root"]]
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                names.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(toc)
+    return [re.sub(r"\.(md|ipynb)$", "", n) for n in names]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def toc_docnames() -> list[str]:
+    return read_toc_docnames()
+
+
+# ---------------------------------------------------------------------------------------
+# 빌드된 사이트 (built site)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def html_dir() -> Path:
+    """``_build/html``. 건너뛰지 않습니다: `make test` 는 항상 먼저 빌드하므로 없으면 실패입니다."""
+    if not (HTML_DIR / "index.html").is_file():
+        pytest.fail(
+            f"빌드된 사이트가 없습니다: {HTML_DIR / 'index.html'}. 먼저 `make book` 을 실행하세요 "
+            "(`make test` 는 자동으로 빌드합니다). / The built site is missing: run `make book` "
+            "first (`make test` builds it for you).",
+            pytrace=False,
+        )
+    return HTML_DIR
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(html_dir: Path) -> Iterator[str]:
+    """``_build/html`` 을 127.0.0.1 의 빈 포트에서 보여 주는 서버 주소 (끝에 ``/``)."""
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------------------------------
+# 브라우저 (headless Chromium through Playwright; never `playwright install`)
+# ---------------------------------------------------------------------------------------
+
+CHROMIUM_PATH = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP_VIEWPORT = {"width": 1280, "height": 800}
+PHONE_VIEWPORT = {"width": 390, "height": 844}
+LOCAL_HOSTS = {"127.0.0.1"}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM_PATH).exists():
+        pytest.fail(
+            f"Chromium 이 없습니다 ({CHROMIUM_PATH}). `make test` 가 설치하거나 설치 명령을 알려 줍니다: "
+            "sudo apt-get update && sudo apt-get install -y chromium fonts-nanum",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM_PATH, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class OfflinePage:
+    """브라우저 페이지 하나와 그동안 기록한 것 (a page plus what happened while it ran)."""
+
+    page: Any
+    base_url: str
+    external_requests: list[str] = field(default_factory=list)  # 막은 요청 (aborted)
+    page_errors: list[str] = field(default_factory=list)  # 잡히지 않은 JS 예외
+    console_errors: list[str] = field(default_factory=list)
+    failed_local: list[str] = field(default_factory=list)  # 로컬 요청 실패, HTTP >= 400
+    local_responses: dict[str, int] = field(default_factory=dict)  # 경로 -> 상태 코드
+
+    def goto(self, docname_or_path: str, **kwargs: Any) -> Any:
+        path = docname_or_path if docname_or_path.endswith(".html") else f"{docname_or_path}.html"
+        kwargs.setdefault("wait_until", "networkidle")
+        return self.page.goto(self.base_url + path, **kwargs)
+
+
+class OfflineBrowser:
+    """브라우저 컨텍스트를 열고 닫습니다. 127.0.0.1 밖으로 가는 요청은 모두 막고 기록합니다.
+
+    Opens browser contexts in which every request whose host is not 127.0.0.1 is aborted and
+    recorded, so a page that works here works with no network at all.
+    """
+
+    def __init__(self, browser: Any, site_url: str) -> None:
+        self.browser = browser
+        self.site_url = site_url
+        self._contexts: list[Any] = []
+
+    def open(self, viewport: dict[str, int] | None = None, **context_options: Any) -> OfflinePage:
+        context = self.browser.new_context(viewport=viewport or DESKTOP_VIEWPORT, **context_options)
+        self._contexts.append(context)
+        page = context.new_page()
+        probe = OfflinePage(page=page, base_url=self.site_url)
+
+        def route(route: Any) -> None:
+            url = route.request.url
+            if urlparse(url).hostname in LOCAL_HOSTS:
+                route.continue_()
+            else:
+                probe.external_requests.append(url)
+                route.abort()
+
+        def on_response(response: Any) -> None:
+            if urlparse(response.url).hostname in LOCAL_HOSTS:
+                path = urlparse(response.url).path
+                probe.local_responses[path] = response.status
+                if response.status >= 400:
+                    probe.failed_local.append(f"{response.status} {path}")
+
+        def on_request_failed(request: Any) -> None:
+            if urlparse(request.url).hostname in LOCAL_HOSTS:
+                probe.failed_local.append(f"{request.failure} {urlparse(request.url).path}")
+
+        context.route("**/*", route)
+        page.on("pageerror", lambda exc: probe.page_errors.append(str(exc)))
+        page.on("console", lambda msg: probe.console_errors.append(msg.text) if msg.type == "error" else None)
+        page.on("response", on_response)
+        page.on("requestfailed", on_request_failed)
+        return probe
+
+    def close(self) -> None:
+        for context in self._contexts:
+            context.close()
+        self._contexts.clear()
+
+
+@pytest.fixture
+def open_offline_page(browser: Any, site_url: str) -> Iterator[Callable[..., OfflinePage]]:
+    """``open_offline_page(viewport=..., **context_options)`` -> :class:`OfflinePage` (이 테스트 동안만)."""
+    opener = OfflineBrowser(browser, site_url)
+    yield opener.open
+    opener.close()
+
+
+@pytest.fixture(scope="module")
+def offline_browser(browser: Any, site_url: str) -> Iterator[OfflineBrowser]:
+    """모듈 전체에서 같이 쓰는 :class:`OfflineBrowser` (한 번 연 페이지를 여러 테스트가 볼 때)."""
+    opener = OfflineBrowser(browser, site_url)
+    yield opener
+    opener.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOT_DIR
