@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
+from conftest import read_toc_docnames
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARY = ROOT / "chapters" / "appendix" / "glossary.md"
@@ -269,28 +269,12 @@ def first_use_errors(lines: list[ProseLine], terms: list[Term], page: str) -> li
 # ---------------------------------------------------------------------------
 
 
-def _toc_files(node) -> list[str]:
-    found: list[str] = []
-    if isinstance(node, dict):
-        for key in ("root", "file"):
-            if isinstance(node.get(key), str):
-                found.append(node[key])
-        for value in node.values():
-            if isinstance(value, (list, dict)):
-                found.extend(_toc_files(value))
-    elif isinstance(node, list):
-        for item in node:
-            found.extend(_toc_files(item))
-    return found
-
-
 def toc_pages() -> tuple[list[Path], list[str]]:
     """(_toc.yml에 있는 페이지 파일들, 파일을 찾지 못한 항목들)"""
-    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
     pages, missing = [], []
-    for entry in dict.fromkeys(_toc_files(toc)):
+    for entry in dict.fromkeys(read_toc_docnames(TOC)):
         base = ROOT / entry
-        candidates = [base] if base.suffix in {".md", ".ipynb"} else [base.with_suffix(".md"), base.with_suffix(".ipynb")]
+        candidates = [base.with_suffix(".md"), base.with_suffix(".ipynb")]
         hit = next((c for c in candidates if c.is_file()), None)
         if hit is None:
             missing.append(entry)
