@@ -1,0 +1,171 @@
+"""attn_lib.toy: 두 관계 과제에서 헤드 수 비교 실험.
+
+모델을 실제로 학습하므로 몇 초씩 걸립니다(모델 하나에 약 1초, 2코어 CPU). 시간 제한은 두지 않습니다.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from attn_lib.attention import count_parameters
+from attn_lib.toy import (
+    HeadToyModel,
+    ToyConfig,
+    head_experiment,
+    head_relation_shares,
+    lookup_table,
+    make_task_batch,
+    name_head_relations,
+    relation_ceilings,
+    train_head_model,
+)
+
+HANGUL = re.compile(r"[가-힣]")
+SEEDS = (0, 1, 2)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def raises_korean(exc_type, fn, *must_contain):
+    with pytest.raises(exc_type) as info:
+        fn()
+    msg = str(info.value)
+    assert HANGUL.search(msg), f"한국어 메시지가 아님: {msg}"
+    for part in must_contain:
+        assert part in msg, f"{part!r}이(가) 메시지에 없음: {msg}"
+
+
+# ---------------------------------------------------------------------------
+# 데이터와 모델 모양 (학습 없음)
+# ---------------------------------------------------------------------------
+
+
+def test_batch_targets_follow_the_table_of_first_and_previous_token():
+    cfg = ToyConfig()
+    tokens, targets = make_task_batch(50, cfg, torch.Generator().manual_seed(0))
+    f = lookup_table(cfg)
+    assert tokens.shape == targets.shape == (50, cfg.seq_len)
+    assert (targets[:, :2] == -100).all()
+    for b in range(50):
+        for t in range(2, cfg.seq_len):
+            assert targets[b, t] == f[tokens[b, 0], tokens[b, t - 1]]
+
+
+def test_table_is_asymmetric_so_order_matters():
+    f = lookup_table(ToyConfig())
+    assert (f != f.T).float().mean() > 0.5
+    ceilings = relation_ceilings()
+    # 관계 하나나 순서 없는 쌍만으로는 한참 모자라야 과제가 두 관계를 요구합니다.
+    assert max(ceilings.values()) < 0.7, ceilings
+
+
+def test_model_returns_logits_and_per_head_weights():
+    cfg = ToyConfig()
+    model = HeadToyModel(cfg, num_heads=4)
+    tokens, _ = make_task_batch(3, cfg, torch.Generator().manual_seed(0))
+    logits, weights = model(tokens)
+    assert logits.shape == (3, cfg.seq_len, cfg.vocab_size)
+    assert weights.shape == (3, 4, cfg.seq_len, cfg.seq_len)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(3, 4, cfg.seq_len))
+    assert (weights.triu(diagonal=1) == 0).all(), "인과 마스크: 미래 위치의 가중치는 0이어야 합니다"
+
+
+def test_parameter_count_does_not_depend_on_num_heads():
+    cfg = ToyConfig()
+    counts = {h: count_parameters(HeadToyModel(cfg, h)) for h in (1, 2, 4)}
+    assert len(set(counts.values())) == 1, counts
+    assert count_parameters(HeadToyModel(cfg, 2).attn) == 4 * cfg.embed_dim**2 + 4 * cfg.embed_dim
+
+
+def test_relation_shares_and_names_on_hand_made_weights():
+    L = 5
+    weights = torch.zeros(1, 3, L, L)
+    weights[0, 0, :, 0] = 1.0  # 헤드 0: 늘 첫 토큰
+    for t in range(1, L):
+        weights[0, 1, t, t - 1] = 1.0  # 헤드 1: 늘 이전 토큰
+        weights[0, 2, t, 0] = weights[0, 2, t, t - 1] = 0.5  # 헤드 2: 반반
+    torch.testing.assert_close(head_relation_shares(weights), torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]))
+    assert name_head_relations(weights) == ["첫 토큰", "이전 토큰", "섞임"]
+
+
+# ---------------------------------------------------------------------------
+# 잘못된 입력
+# ---------------------------------------------------------------------------
+
+
+def test_bad_inputs_raise_korean_errors():
+    raises_korean(ValueError, lambda: head_experiment(3, 0), "embed_dim(=32)", "num_heads(=3)")
+    raises_korean(ValueError, lambda: train_head_model(0, 0), "num_heads")
+    raises_korean(TypeError, lambda: head_experiment(2.0, 0), "num_heads")
+    raises_korean(TypeError, lambda: head_experiment(2, "0"), "seed")
+    raises_korean(ValueError, lambda: head_experiment(2, -1), "seed", "-1")
+    raises_korean(TypeError, lambda: head_experiment(2, 0, config={"steps": 1}), "ToyConfig", "dict")
+    raises_korean(ValueError, lambda: ToyConfig(seq_len=2), "seq_len", "2")
+    raises_korean(ValueError, lambda: ToyConfig(lr=0.0), "lr")
+    model = HeadToyModel(ToyConfig(), 2)
+    raises_korean(TypeError, lambda: model(torch.zeros(2, 5)), "tokens", "float32")
+    raises_korean(ValueError, lambda: model(torch.zeros(2, 11, dtype=torch.long)), "seq_len(=10)", "(2, 11)")
+    raises_korean(ValueError, lambda: model(torch.full((2, 5), 8)), "vocab_size(=8)")
+    raises_korean(ValueError, lambda: name_head_relations(torch.rand(1, 1, 4, 4), threshold=0.5), "threshold")
+    raises_korean(ValueError, lambda: head_relation_shares(torch.rand(1, 4, 4)), "(B, H, L, L)")
+
+
+# ---------------------------------------------------------------------------
+# 학습: 재현성과 헤드 수 비교
+# ---------------------------------------------------------------------------
+
+def test_same_seed_gives_identical_accuracy_across_calls_and_processes():
+    torch.manual_seed(1234)
+    threads, rng = torch.get_num_threads(), torch.get_rng_state()
+    first = head_experiment(2, 0)
+    second = head_experiment(2, 0)
+    assert first == second  # 같은 float, 허용 오차 없음
+    assert torch.get_num_threads() == threads, "스레드 수를 되돌려야 합니다"
+    assert torch.equal(torch.get_rng_state(), rng), "전역 난수 상태를 되돌려야 합니다"
+    # 다른 프로세스에서도, 호출한 쪽의 스레드 수·전역 시드가 달라도 같은 값이어야 합니다.
+    code = (
+        "import torch; torch.set_num_threads(2); torch.manual_seed(999)\n"
+        "from attn_lib.toy import head_experiment; print(repr(head_experiment(2, 0)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert float(out.stdout.strip()) == first
+
+
+@pytest.fixture(scope="module")
+def trained() -> dict[int, list[tuple[HeadToyModel, float]]]:
+    """헤드 1개와 2개 모델을 시드 0, 1, 2로 한 번씩 학습 (모델 6개). 하이퍼파라미터는 헤드 수만 다름."""
+    return {h: [train_head_model(h, s) for s in SEEDS] for h in (1, 2)}
+
+
+@pytest.fixture(scope="module")
+def accuracies(trained) -> dict[int, list[float]]:
+    return {h: [acc for _, acc in runs] for h, runs in trained.items()}
+
+
+def test_two_heads_solve_the_task_on_every_seed(accuracies):
+    assert min(accuracies[2]) >= 0.9, accuracies
+
+
+def test_two_heads_beat_one_head_by_a_wide_margin(accuracies):
+    assert min(accuracies[2]) >= max(accuracies[1]) + 0.15, accuracies
+
+
+def test_one_head_is_stuck_near_a_one_relation_ceiling(accuracies):
+    # 헤드 하나의 실패 방식: 관계 하나만 쓰는 한계(첫 토큰만 또는 이전 토큰만)에서 멈춤.
+    ceilings = relation_ceilings()
+    best_single = max(ceilings["first_only"], ceilings["previous_only"])
+    assert max(accuracies[1]) <= best_single + 0.05, (accuracies, ceilings)
+
+
+def test_the_best_two_head_model_gives_one_head_to_each_relation(trained):
+    model, acc = max(trained[2], key=lambda run: run[1])
+    assert acc >= 0.9
+    tokens, _ = make_task_batch(500, ToyConfig(), torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        _, weights = model(tokens)
+    assert sorted(name_head_relations(weights, threshold=0.9)) == ["이전 토큰", "첫 토큰"]
