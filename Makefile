@@ -49,7 +49,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test bench serve clean distclean setup browser-deps
+.PHONY: book test bench serve clean distclean setup browser-deps assignments grade
 
 # ---- 목표 (targets) -----------------------------------------------------------------
 book: setup
@@ -62,7 +62,7 @@ book: setup
 	  echo "!!! 사이트 빌드 실패 (site build failed): 위의 경고/오류를 보세요." >&2; \
 	  exit 1; }
 
-test: book browser-deps
+test: book browser-deps assignments
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV_STAMP)
@@ -80,6 +80,29 @@ distclean: clean
 	rm -rf $(VENV) $(NODE_MODULES)
 
 setup: $(VENV_STAMP) $(ASSETS_STAMP)
+
+# ---- 과제 (coursework: otter-grader) ----------------------------------------------------
+#   make assignments                  assignments/*.ipynb -> dist/<이름>/ (학생용, 자동 채점 zip)
+#   make grade SUBMISSIONS=<폴더>      제출 노트북을 otter run 으로 채점 -> $(GRADES) (학생·문제별 CSV)
+DIST := dist
+ASSIGNMENT ?= attention_hw
+AUTOGRADER := $(DIST)/$(ASSIGNMENT)/$(ASSIGNMENT)-autograder.zip
+ASSIGNMENTS_STAMP := $(DIST)/.stamp-assignments
+SUBMISSIONS ?=
+GRADES ?= $(DIST)/grades.csv
+GRADE_TIMEOUT ?= 300
+GRADE_JOBS ?= 1
+
+assignments: $(ASSIGNMENTS_STAMP)
+
+$(ASSIGNMENTS_STAMP): $(wildcard assignments/*.ipynb) attn_lib/exercises.py scripts/build_assignments.py | $(VENV_STAMP)
+	$(PY) scripts/build_assignments.py --dist $(DIST)
+	touch $@
+
+grade: assignments
+	@test -n "$(SUBMISSIONS)" || { echo "제출 폴더를 주세요: make grade SUBMISSIONS=<폴더> (give a folder of .ipynb)" >&2; exit 1; }
+	$(PY) scripts/grade.py "$(SUBMISSIONS)" --autograder $(AUTOGRADER) --output $(GRADES) \
+	  --timeout $(GRADE_TIMEOUT) --jobs $(GRADE_JOBS)
 
 # ---- 준비 단계 (setup steps) --------------------------------------------------------
 # torch 를 먼저 설치합니다 (CPU 휠). 그다음 고정된 requirements, 마지막으로 attn_lib (editable).
@@ -99,10 +122,15 @@ $(NODE_STAMP): package.json package-lock.json
 # node_modules 에서 사이트가 쓰는 파일만 _assets/vendor/ 로 복사합니다 (CDN 대신).
 # MathJax 는 tex-chtml.js 와 실행 중에 불러오는 것만: TeX 확장(autoload), CHTML 글꼴,
 # 메뉴/접근성(ui, a11y), 음성 규칙(sre, 영어와 점자만).
+# vega, vega-lite, vega-embed 는 UMD 빌드 하나씩 (정적 어텐션 탐색기, attn_lib/static_explorer.py).
 $(ASSETS_STAMP): $(NODE_STAMP) Makefile
 	rm -rf $(VENDOR)
 	mkdir -p $(VENDOR)/requirejs $(VENDOR)/html-manager $(VENDOR)/mathjax/input/tex \
-	  $(VENDOR)/mathjax/output/chtml/fonts $(VENDOR)/mathjax/sre/mathmaps
+	  $(VENDOR)/mathjax/output/chtml/fonts $(VENDOR)/mathjax/sre/mathmaps $(VENDOR)/vega
+	for pkg in vega vega-lite vega-embed; do \
+	  cp $(NODE_MODULES)/$$pkg/build/$$pkg.min.js $(VENDOR)/vega/; \
+	  cp $(NODE_MODULES)/$$pkg/LICENSE $(VENDOR)/vega/LICENSE-$$pkg; \
+	done
 	cp $(NODE_MODULES)/requirejs/require.js $(VENDOR)/requirejs/
 	cp $(HTML_MANAGER)/embed-amd.js $(VENDOR)/html-manager/
 	cp $(HTML_MANAGER)/*.woff $(HTML_MANAGER)/*.woff2 $(HTML_MANAGER)/*.ttf \

@@ -19,11 +19,19 @@ A small Sphinx extension so the built site works with no network (no CDN).
 4. 한국어 페이지에서 검색창 안내 문구를 한국어로 바꿉니다
    (Jupyter Book 은 영어 문구를 고정으로 넣습니다).
 5. 준비 스크립트나 이 확장이 바뀌면 모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``).
+6. 노트북이 저장한 위젯 상태 가운데 페이지에 보이는 위젯에 필요한 것만 남깁니다. 출력 하나에
+   위젯 보기와 ``text/html`` 이 함께 있고 웹사이트가 ``text/html`` 을 고르면(정적 어텐션 탐색기,
+   ``nb_mime_priority_overrides``) 그 위젯의 상태는 쓸모가 없습니다. 보이는 위젯이 하나도 없으면
+   상태와 require.js / embed-amd.js 를 빼서, 빈 위젯 관리자를 싣지 않습니다.
+   (Prunes the saved widget state to the models the page's widget views reach; drops the
+   widget scripts when no widget view is left.)
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +52,10 @@ REQUIRED_VENDOR_FILES = (
     "vendor/requirejs/require.js",
     "vendor/html-manager/embed-amd.js",
 )
+WIDGET_STATE_MIME = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW_RE = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S)
+# 다른 모델을 가리키는 방법: 자식 목록 등의 "IPY_MODEL_<id>", Output 위젯 출력 속의 widget-view {"model_id": "<id>"}
+MODEL_REF_RE = re.compile(r'IPY_MODEL_([0-9a-f]+)|"model_id":\s*"([0-9a-f]+)"')
 JB_DEFAULT_SEARCH_TEXT = "Search this book..."
 KO_SEARCH_TEXT = "이 책에서 검색..."
 
@@ -105,9 +117,65 @@ def _widget_js_files(app: Sphinx) -> set[str]:
     return set(getattr(app.config, "nb_ipywidgets_js", None) or {})
 
 
-def _page_has_widgets(app: Sphinx, pagename: str) -> bool:
+def _shown_widget_ids(context: dict) -> set[str]:
+    """페이지 본문에 있는 위젯 보기(widget-view)의 model_id."""
+    ids = set()
+    for match in WIDGET_VIEW_RE.finditer(context.get("body") or ""):
+        try:
+            ids.add(json.loads(match.group(1))["model_id"])
+        except (ValueError, KeyError, TypeError):
+            logger.warning("offline_assets: 위젯 보기 JSON 을 읽지 못했습니다: %r", match.group(1)[:200])
+    return ids
+
+
+def _page_has_widgets(app: Sphinx, pagename: str, context: dict) -> bool:
+    """저장된 위젯 상태가 있고, 본문에 위젯 보기가 하나라도 있는 페이지."""
     nb_metadata = getattr(app.env, "nb_metadata", None) or {}
-    return "ipywidgets_state" in nb_metadata.get(pagename, {}).get("js_files", {})
+    saved = "ipywidgets_state" in nb_metadata.get(pagename, {}).get("js_files", {})
+    return saved and bool(_shown_widget_ids(context))
+
+
+def prune_widget_state(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """위젯 상태를 보이는 위젯이 닿는 모델로 줄이고, 보이는 위젯이 없으면 위젯 스크립트를 뺍니다.
+
+    Runs after myst-nb has added the page's widget scripts (priority 500) and before
+    ``insert_setup_script`` (900). Model references inside a state are ``"IPY_MODEL_<id>"`` or,
+    for widgets shown inside an Output widget, a widget-view ``{"model_id": "<id>"}``.
+    """
+    if app.builder.format != "html":
+        return
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    index = next((i for i, js in enumerate(scripts)
+                  if (getattr(js, "attributes", None) or {}).get("type") == WIDGET_STATE_MIME), None)
+    if index is None:
+        return
+    state_js = scripts[index]
+    try:
+        saved = json.loads(state_js.attributes["body"])
+        models = saved["state"]
+    except (KeyError, ValueError, TypeError):
+        logger.warning("offline_assets: %s 의 위젯 상태를 읽지 못해 그대로 둡니다", pagename)
+        return
+    keep: set[str] = set()
+    todo = [i for i in _shown_widget_ids(context) if i in models]
+    while todo:
+        model_id = todo.pop()
+        if model_id in keep:
+            continue
+        keep.add(model_id)
+        refs = (a or b for a, b in MODEL_REF_RE.findall(json.dumps(models[model_id])))
+        todo.extend(r for r in refs if r in models)
+    if keep:
+        saved["state"] = {k: v for k, v in models.items() if k in keep}
+        body = json.dumps(saved).replace("</script>", r"<\/script>")  # myst-nb 과 같은 처리
+        attributes = {**state_js.attributes, "body": body}
+        scripts[index] = type(state_js)(state_js.filename, priority=state_js.priority, **attributes)
+        return
+    widget_js = {f"_static/{name}" for name in _widget_js_files(app)} | _widget_js_files(app)
+    scripts[:] = [js for i, js in enumerate(scripts)
+                  if i != index and getattr(js, "filename", None) not in widget_js]
 
 
 def load_mathjax_for_widgets(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -115,7 +183,7 @@ def load_mathjax_for_widgets(app: Sphinx, pagename: str, templatename: str, cont
 
     Runs before ``sphinx.ext.mathjax.install_mathjax`` (listener priority 400 < 500).
     """
-    if app.builder.format != "html" or not _page_has_widgets(app, pagename):
+    if app.builder.format != "html" or not _page_has_widgets(app, pagename, context):
         return
     math_domain = app.env.get_domain("math")
     math_domain.data.setdefault("has_equations", {})[pagename] = True
@@ -159,7 +227,7 @@ def insert_setup_script(app: Sphinx, pagename: str, templatename: str, context: 
     else:
         pos, priority = len(scripts), 500
 
-    attrs = {WIDGETS_PAGE_ATTR: "true"} if _page_has_widgets(app, pagename) else {}
+    attrs = {WIDGETS_PAGE_ATTR: "true"} if _page_has_widgets(app, pagename, context) else {}
     app.builder.add_js_file(SETUP_JS, priority=priority, **attrs)  # appended to this same list
     scripts.insert(pos, scripts.pop())
 
@@ -170,5 +238,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", localize_theme_strings)
     app.connect("builder-inited", check_vendor_assets)
     app.connect("html-page-context", load_mathjax_for_widgets, priority=400)
+    app.connect("html-page-context", prune_widget_state, priority=600)
     app.connect("html-page-context", insert_setup_script, priority=900)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

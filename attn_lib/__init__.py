@@ -7,10 +7,58 @@
 """
 
 from .attention import MultiHeadAttention, count_parameters, scaled_dot_product_attention
-from .masks import causal_mask, combine_masks, padding_mask, to_torch_key_padding_mask, to_torch_mha_mask
-from .metrics import attention_entropy, max_weight, saturation
-from .plots import plot_head_heatmaps, plot_saturation_histogram, setup_korean_font
-from .widgets import head_tabs
+from .masks import (
+    causal_mask,
+    combine_masks,
+    future_leak,
+    padding_mask,
+    to_torch_key_padding_mask,
+    to_torch_mha_mask,
+)
+from .metrics import attention_entropy, max_weight, saturation, softmax_jacobian_norm
+from .plots import (
+    plot_batch_heatmaps,
+    plot_curves,
+    plot_head_accuracy,
+    plot_head_heatmaps,
+    plot_mask,
+    plot_metric_panels,
+    plot_saturation_grid,
+    plot_saturation_histogram,
+    setup_korean_font,
+)
+from .scaling import (
+    learn_temperature,
+    random_attention_gradients,
+    retrieval_batch,
+    retrieval_loss,
+    sample_dot_products,
+    scale_for,
+    scaling_summary,
+)
+from .seq2seq import (
+    ReversalBatch,
+    Seq2SeqConfig,
+    Seq2SeqModel,
+    alignment_accuracy,
+    evaluate_seq2seq,
+    greedy_decode,
+    make_reversal_batch,
+    token_labels,
+    train_seq2seq,
+)
+from .toy import (
+    HeadToyModel,
+    compare_heads,
+    head_experiment,
+    head_relation_shares,
+    lookup_table,
+    make_task_batch,
+    name_head_relations,
+    relation_ceilings,
+    train_head_model,
+)
+from .widgets import AttentionExplorer, head_tabs
 
 __all__ = [
     "scaled_dot_product_attention",
@@ -21,13 +69,47 @@ __all__ = [
     "combine_masks",
     "to_torch_mha_mask",
     "to_torch_key_padding_mask",
+    "future_leak",
     "attention_entropy",
     "saturation",
     "max_weight",
+    "softmax_jacobian_norm",
     "plot_head_heatmaps",
     "plot_saturation_histogram",
+    "plot_curves",
+    "plot_metric_panels",
+    "plot_saturation_grid",
+    "plot_mask",
+    "plot_batch_heatmaps",
+    "plot_head_accuracy",
+    "scale_for",
+    "sample_dot_products",
+    "random_attention_gradients",
+    "scaling_summary",
+    "retrieval_batch",
+    "retrieval_loss",
+    "learn_temperature",
     "setup_korean_font",
     "head_tabs",
+    "AttentionExplorer",
+    "HeadToyModel",
+    "compare_heads",
+    "head_experiment",
+    "head_relation_shares",
+    "lookup_table",
+    "make_task_batch",
+    "name_head_relations",
+    "relation_ceilings",
+    "train_head_model",
+    "Seq2SeqConfig",
+    "Seq2SeqModel",
+    "ReversalBatch",
+    "make_reversal_batch",
+    "token_labels",
+    "greedy_decode",
+    "alignment_accuracy",
+    "evaluate_seq2seq",
+    "train_seq2seq",
 ]
 
 __version__ = "0.1.0"

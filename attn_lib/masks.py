@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
 from typing import Sequence
 
@@ -21,6 +22,7 @@ __all__ = [
     "combine_masks",
     "to_torch_mha_mask",
     "to_torch_key_padding_mask",
+    "future_leak",
 ]
 
 
@@ -175,3 +177,86 @@ def to_torch_key_padding_mask(mask: Tensor) -> Tensor:
     if mask.dim() != 2:
         raise ValueError(f"mask는 (B, 1, 1, S) 또는 (B, S)여야 하는데 shape={tuple(mask.shape)}입니다.")
     return ~mask
+
+
+def future_leak(
+    fn: Callable[[Tensor], Tensor | tuple[Tensor, ...]],
+    x: Tensor,
+    t: int,
+    *,
+    seed: int = 0,
+) -> float:
+    """미래 누출(leak) 검사: 위치 ``t`` 뒤의 입력을 바꿨을 때 ``t`` 이하 위치의 출력이 얼마나 움직이는지 잽니다.
+
+    인과 마스크가 제대로 걸린 층이라면 위치 ``i``의 출력은 입력 ``0..i``에만 달려 있습니다.
+    그래서 ``x[:, t+1:]``을 새 무작위 값으로 바꿔 ``fn``을 한 번 더 부르고, 두 출력의
+    ``[:, :t+1]`` 부분의 최대 절대 차이를 돌려줍니다. 인과적인 함수는 0(막힌 키의 가중치가 정확히 0이고
+    나머지 계산이 같으므로 보통 반올림 오차도 없이 0), 미래를 보는 함수는 0보다 큰 값이 나옵니다.
+
+    ``fn``이 결정적이지 않으면(예: 학습 모드의 dropout) 미래와 상관없이 출력이 바뀌어 누출처럼
+    보입니다. 그래서 같은 ``x``로 두 번 불러 결과가 다르면 ``ValueError``를 냅니다.
+    출력의 NaN 자리가 바뀌면 ``inf``를 돌려줍니다(두 출력이 같은 자리에서 NaN이면 차이 0으로 봄).
+
+    Args:
+        fn: ``(B, L, E)`` 입력을 받아 출력 ``(B, L, ...)`` 또는 ``(output, weights)`` 튜플을
+            돌려주는 함수. 예: ``lambda x: mha(x, attn_mask=causal_mask(x.shape[1]))``.
+        x: 입력. 바뀌지 않습니다.
+        t: 이 위치까지(포함) 출력을 비교합니다. ``0 <= t < L``.
+        seed: 바꿔 넣을 무작위 값의 시드. 같은 시드면 같은 값을 넣습니다.
+
+    Returns:
+        최대 절대 변화량 (파이썬 실수). ``t = L - 1``이면 바꿀 미래가 없으므로 0.
+
+    Raises:
+        TypeError: ``fn``을 부를 수 없거나, ``x``가 실수 텐서가 아니거나, ``t``가 정수가 아니거나,
+            ``fn``의 출력이 텐서가 아닐 때.
+        ValueError: ``x``가 3차원이 아니거나, ``t``가 범위 밖이거나, 출력의 앞 두 축이 ``(B, L)``이
+            아니거나, ``fn``이 결정적이지 않을 때.
+
+    Shape:
+        - x: ``(B, L, E)``
+        - fn의 출력: ``(B, L, ...)`` (튜플이면 첫 원소)
+        - 반환: 스칼라 (파이썬 ``float``)
+    """
+    if not callable(fn):
+        raise TypeError(f"fn은 (B, L, E) 텐서를 받는 함수여야 하는데 {describe(fn)}이(가) 들어왔습니다.")
+    if not isinstance(x, Tensor) or not torch.is_floating_point(x):
+        raise TypeError(f"x는 실수 텐서여야 하는데 {describe(x)}이(가) 들어왔습니다.")
+    if x.dim() != 3:
+        raise ValueError(f"x는 (B, L, E) 모양의 3차원 텐서여야 하는데 shape={tuple(x.shape)}입니다.")
+    B, L, E = x.shape
+    if isinstance(t, bool) or not isinstance(t, int):
+        raise TypeError(f"t는 정수여야 하는데 {describe(t)} 값 {t!r}이(가) 들어왔습니다.")
+    if not 0 <= t < L:
+        raise ValueError(f"t는 0 이상 L-1(={L - 1}) 이하여야 하는데 {t}이(가) 들어왔습니다.")
+
+    def outputs(inp: Tensor) -> Tensor:
+        out = fn(inp)
+        if isinstance(out, (tuple, list)) and out:
+            out = out[0]
+        if not isinstance(out, Tensor):
+            raise TypeError(f"fn은 텐서나 (output, weights) 튜플을 돌려줘야 하는데 {describe(out)}을(를) 돌려줬습니다.")
+        if out.dim() < 2 or tuple(out.shape[:2]) != (B, L):
+            raise ValueError(
+                f"fn의 출력은 앞 두 축이 (B, L)=({B}, {L})이어야 위치별로 비교할 수 있는데 "
+                f"shape={tuple(out.shape)}입니다."
+            )
+        return out[:, : t + 1]  # (B, L, ...) -> (B, t+1, ...)
+
+    generator = torch.Generator().manual_seed(seed)
+    fresh = torch.randn(B, L - t - 1, E, generator=generator).to(dtype=x.dtype, device=x.device)
+    changed = torch.cat([x[:, : t + 1], fresh], dim=1)  # (B, t+1, E) + (B, L-t-1, E) -> (B, L, E)
+    with torch.no_grad():
+        before = outputs(x)
+        again = outputs(x)
+        after = outputs(changed)
+    if not torch.allclose(before, again, rtol=0.0, atol=0.0, equal_nan=True):
+        raise ValueError(
+            "같은 x로 fn을 두 번 불렀는데 출력이 다릅니다. dropout이 켜진 학습 모드라면 "
+            "module.eval()로 바꾼 뒤 검사하세요."
+        )
+    nan_before, nan_after = torch.isnan(before), torch.isnan(after)
+    if not torch.equal(nan_before, nan_after):
+        return float("inf")
+    diff = (after - before).abs().masked_fill(nan_before, 0.0)
+    return float(diff.max()) if diff.numel() else 0.0

@@ -11,7 +11,7 @@ from torch import Tensor
 
 from ._checks import check_float_tensor
 
-__all__ = ["attention_entropy", "saturation", "max_weight"]
+__all__ = ["attention_entropy", "saturation", "max_weight", "softmax_jacobian_norm"]
 
 
 def attention_entropy(weights: Tensor) -> Tensor:
@@ -67,3 +67,34 @@ def saturation(weights: Tensor, threshold: float = 0.99) -> Tensor:
         raise ValueError(f"threshold는 0보다 크고 1 이하인 실수여야 하는데 {threshold!r}이(가) 들어왔습니다.")
     saturated = weights.amax(dim=-1) >= threshold  # (..., L, S) -> (..., L)
     return saturated.to(weights.dtype).mean()  # (..., L) -> ()
+
+
+def softmax_jacobian_norm(weights: Tensor) -> Tensor:
+    """행마다 소프트맥스 야코비안 ``J = diag(p) - p p^T``의 프로베니우스 노름을 잽니다.
+
+    ``p = softmax(s)``이면 ``dp_i/ds_j = p_i (delta_ij - p_j)``이므로, ``J``는 점수 ``s``가 조금
+    바뀔 때 가중치 ``p``가 얼마나 바뀌는지, 거꾸로 말하면 가중치에 온 기울기가 점수로 얼마나
+    전해지는지를 나타냅니다. 제곱한 노름을 원소별로 풀면 닫힌 식이 나옵니다::
+
+        ||J||_F^2 = sum_i p_i^2 - 2 sum_i p_i^3 + (sum_i p_i^2)^2
+
+    한 키에 몰린 행(원-핫)은 0, ``S``개 키에 고른 행은 ``sqrt(S - 1) / S``, 두 키에 반씩 나눈
+    행은 0.5입니다. 원-핫에 가까운 행에서는 세 항이 거의 지워지므로 float64로 계산한 뒤(절대 오차 약 1e-8)
+    입력 dtype으로 돌려줍니다. 모든 키가 가려진 행(전부 0)은 0입니다.
+
+    Args:
+        weights: 어텐션 가중치(소프트맥스 출력).
+
+    Returns:
+        행별 야코비안 노름.
+
+    Shape:
+        - weights: ``(..., L, S)``
+        - 반환: ``(..., L)``
+    """
+    check_float_tensor(weights, "weights", min_dim=2)
+    p = weights.double()
+    s2 = p.square().sum(dim=-1)  # (..., L, S) -> (..., L)
+    s3 = p.pow(3).sum(dim=-1)  # (..., L, S) -> (..., L)
+    squared = (s2 - 2.0 * s3 + s2.square()).clamp_min(0.0)  # 반올림으로 생긴 아주 작은 음수를 0으로
+    return squared.sqrt().to(weights.dtype)

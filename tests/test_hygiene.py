@@ -81,7 +81,8 @@ def test_every_reshape_line_has_a_shape_comment(path):
 
 
 # 모듈 층: 위에서 아래로만 import (widgets -> plots -> metrics -> attention/masks -> _checks)
-LAYERS = {"_checks": 0, "attention": 1, "masks": 1, "metrics": 2, "toy": 2, "plots": 3, "widgets": 4}
+LAYERS = {"_checks": 0, "attention": 1, "masks": 1, "metrics": 2, "toy": 2, "explorer_model": 2, "seq2seq": 2, "plots": 3,
+          "static_explorer": 3, "exercises": 3, "widgets": 4}
 DRAWING = {"matplotlib", "seaborn", "ipywidgets", "IPython"}
 
 

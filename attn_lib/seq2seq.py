@@ -1,0 +1,488 @@
+"""작은 학습 실험: 시퀀스 뒤집기를 배우는 인코더-디코더와 크로스 어텐션의 정렬.
+
+과제: 기호 ``A, B, C, ...`` 가운데 ``n``개(``min_len <= n <= max_len``)로 된 시퀀스를 거꾸로 씁니다.
+토큰 번호 ``0 = PAD``(패딩), ``1 = BOS``(디코더 입력의 시작), ``2 = EOS``(끝), ``3..`` = 기호입니다.
+길이 ``T = max_len + 1``인 세 텐서로 한 예를 나타냅니다 (``n = 3``, 소스 ``A B C``일 때)::
+
+    src     = A  B  C  </s> ·  ...   인코더 입력: 기호 n개 + EOS, 뒤는 PAD
+    tgt_in  = <s> C  B  A   ·  ...   디코더 입력(교사 강요): BOS + 정답 n개, 뒤는 PAD
+    tgt_out = C  B  A  </s> -100 ... 정답: 디코더 위치 i가 맞힐 토큰, 뒤는 손실에서 뺌
+
+정렬(alignment): 디코더 위치 ``i``(``0 <= i < n``)가 맞힐 토큰은 소스 위치 ``n - 1 - i``의 기호이므로,
+그 위치의 쿼리가 볼 "정답 키"는 ``n - 1 - i``입니다 (반대각선). EOS를 맞히는 마지막 위치 ``n``과
+패딩 위치는 정렬에서 뺍니다.
+
+모델(원래 트랜스포머의 축소판, 잔차 뒤 LayerNorm): 토큰 + 학습된 위치 임베딩 ->
+인코더 한 층(셀프 어텐션, 소스 패딩 마스크 + MLP) -> 디코더 한 층(인과 + 타깃 패딩 마스크의 셀프
+어텐션, 크로스 어텐션(쿼리 = 디코더, 키 = 밸류 = 인코더 출력, 소스 패딩 마스크) + MLP) -> 로짓.
+어텐션은 모두 ``MultiHeadAttention``이고 마스크는 모두 ``attn_lib.masks``로 만듭니다.
+
+평가 시퀀스는 학습 시퀀스와 겹치지 않습니다: 기호 시퀀스의 간단한 해시로 시퀀스마다 "학습용"과 "평가용"을 미리 정해 두고
+(``_is_heldout``), 학습 데이터는 학습용 시퀀스만 뽑습니다.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+
+from ._checks import check_float_tensor, check_positive_int, describe
+from .attention import MultiHeadAttention
+from .masks import causal_mask, combine_masks, padding_mask
+
+__all__ = [
+    "Seq2SeqConfig", "ReversalBatch", "Seq2SeqModel", "make_reversal_batch", "token_labels",
+    "greedy_decode", "alignment_accuracy", "evaluate_seq2seq", "train_seq2seq",
+]
+
+PAD, BOS, EOS = 0, 1, 2  # 특수 토큰 번호
+NUM_SPECIAL = 3  # 기호 k의 토큰 번호는 k + 3
+IGNORE_INDEX = -100  # 손실·정확도에서 뺄 정답 자리 (F.cross_entropy의 기본 ignore_index)
+SPECIAL_LABELS = ("·", "<s>", "</s>")
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig:
+    """시퀀스 뒤집기 실험의 하이퍼파라미터.
+
+    Args:
+        num_symbols: 기호 수 (``A``부터, 26 이하). 어휘 크기는 ``num_symbols + 3``.
+        min_len: 가장 짧은 시퀀스의 기호 수 ``n``.
+        max_len: 가장 긴 시퀀스의 기호 수. 텐서 길이는 ``T = max_len + 1`` (EOS 자리).
+        embed_dim: 모델 너비 ``E``.
+        num_heads: 모든 어텐션 층의 헤드 수 ``H``.
+        mlp_dim: MLP 은닉 너비.
+        steps: 옵티마이저(AdamW) 스텝 수.
+        batch_size: 스텝마다 새로 뽑는 시퀀스 개수 ``B``.
+        lr: 최대 학습률 (처음 10%는 선형으로 올리고, 그 뒤 코사인으로 0까지 내림).
+        heldout_mod: 시퀀스 약 ``1/heldout_mod``를 평가용으로 떼어 둡니다.
+        test_size: 평가용 시퀀스 개수.
+        test_seed: 평가 데이터 시드 (학습 시드와 무관하게 고정).
+
+    Shape:
+        - src, tgt_in, tgt_out: ``(B, T)``, 로짓: ``(B, T, V)``, 크로스 어텐션 가중치: ``(B, H, T, T)``
+    """
+
+    num_symbols: int = 16
+    min_len: int = 3
+    max_len: int = 8
+    embed_dim: int = 64
+    num_heads: int = 4
+    mlp_dim: int = 128
+    steps: int = 500
+    batch_size: int = 64
+    lr: float = 3e-3
+    heldout_mod: int = 5
+    test_size: int = 1000
+    test_seed: int = 12345
+
+    def __post_init__(self) -> None:
+        for name in ("num_symbols", "min_len", "max_len", "embed_dim", "num_heads", "mlp_dim", "steps",
+                     "batch_size", "heldout_mod", "test_size"):
+            check_positive_int(getattr(self, name), name)
+        if self.num_symbols > len(string.ascii_uppercase):
+            raise ValueError(f"num_symbols는 26 이하여야 하는데(기호 A~Z) {self.num_symbols}이(가) 들어왔습니다.")
+        if self.min_len > self.max_len:
+            raise ValueError(f"min_len(={self.min_len})은 max_len(={self.max_len}) 이하여야 합니다.")
+        if self.embed_dim % self.num_heads != 0:
+            raise ValueError(f"embed_dim(={self.embed_dim})은 num_heads(={self.num_heads})로 나누어떨어져야 합니다.")
+        if self.heldout_mod < 2:
+            raise ValueError(f"heldout_mod는 2 이상이어야 하는데(학습용 시퀀스가 남도록) {self.heldout_mod}입니다.")
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not self.lr > 0:
+            raise ValueError(f"lr은 양의 실수여야 하는데 {self.lr!r}이(가) 들어왔습니다.")
+
+    @property
+    def vocab_size(self) -> int:
+        """어휘 크기 ``V = num_symbols + 3`` (PAD, BOS, EOS 포함)."""
+        return self.num_symbols + NUM_SPECIAL
+
+
+@dataclass(frozen=True)
+class ReversalBatch:
+    """시퀀스 뒤집기 데이터 한 묶음 (모듈 독스트링의 예 참고). ``lengths``는 EOS를 뺀 기호 수 ``n``입니다.
+
+    Shape:
+        - src, tgt_in, tgt_out: ``(B, T)`` 정수, ``T = max_len + 1``
+        - lengths: ``(B,)`` 정수. 소스·타깃의 실제 길이(패딩 아닌 토큰 수)는 둘 다 ``lengths + 1``
+    """
+
+    src: Tensor
+    tgt_in: Tensor
+    tgt_out: Tensor
+    lengths: Tensor
+
+
+def _is_heldout(symbols: Tensor, lengths: Tensor, mod: int) -> Tensor:
+    """평가용 시퀀스인가: ``(sum_i (i+1)(c_i+1) + n) % mod == 0``. 시퀀스 하나가 늘 같은 쪽에 속합니다."""
+    T = symbols.shape[1]
+    weights = torch.arange(1, T + 1)  # (T,)
+    valid = torch.arange(T)[None, :] < lengths[:, None]  # (1, T) < (B, 1) -> (B, T)
+    key = ((symbols + 1) * weights * valid).sum(dim=1) + lengths  # (B, T) -> (B,)
+    return key % mod == 0
+
+
+def make_reversal_batch(
+    batch_size: int, config: Seq2SeqConfig, generator: torch.Generator | None = None, *, split: str = "train"
+) -> ReversalBatch:
+    """시퀀스 뒤집기 데이터를 뽑습니다. 길이 ``n``과 기호는 균등하게 뽑고, ``split`` 쪽 시퀀스만 남깁니다.
+
+    Args:
+        batch_size: 시퀀스 개수 ``B``.
+        config: 하이퍼파라미터.
+        generator: 재현용 난수 생성기 (``None``이면 전역 난수).
+        split: ``"train"``(학습용 시퀀스) 또는 ``"test"``(평가용 시퀀스). 두 쪽은 겹치지 않습니다.
+
+    Returns:
+        ``ReversalBatch``.
+
+    Shape:
+        - 반환의 src, tgt_in, tgt_out: ``(B, T)``, lengths: ``(B,)``
+    """
+    check_positive_int(batch_size, "batch_size")
+    if not isinstance(config, Seq2SeqConfig):
+        raise TypeError(f"config는 Seq2SeqConfig여야 하는데 {describe(config)}이(가) 들어왔습니다.")
+    if split not in ("train", "test"):
+        raise ValueError(f"split은 'train' 또는 'test'여야 하는데 {split!r}이(가) 들어왔습니다.")
+    T = config.max_len + 1
+    kept_symbols, kept_lengths, count = [], [], 0
+    while count < batch_size:  # 거절 표본 추출: 다른 쪽 시퀀스는 버리고 모자라면 더 뽑음
+        n_draw = 2 * batch_size * config.heldout_mod
+        lengths = torch.randint(config.min_len, config.max_len + 1, (n_draw,), generator=generator)  # (N,)
+        symbols = torch.randint(config.num_symbols, (n_draw, T), generator=generator)  # (N, T)
+        keep = _is_heldout(symbols, lengths, config.heldout_mod) == (split == "test")  # (N,)
+        kept_symbols.append(symbols[keep])
+        kept_lengths.append(lengths[keep])
+        count += int(keep.sum())
+    symbols = torch.cat(kept_symbols)[:batch_size]  # (B, T)
+    lengths = torch.cat(kept_lengths)[:batch_size]  # (B,)
+
+    pos = torch.arange(T)[None, :]  # (T,) -> (1, T)
+    n = lengths[:, None]  # (B,) -> (B, 1)
+    content = pos < n  # (B, T): 기호 자리
+    reversed_symbols = symbols.gather(1, (n - 1 - pos).clamp(min=0))  # (B, T): i번째 = 기호 n-1-i
+    src = torch.where(content, symbols + NUM_SPECIAL, PAD).masked_fill(pos == n, EOS)  # (B, T)
+    tgt_out = torch.where(content, reversed_symbols + NUM_SPECIAL, IGNORE_INDEX).masked_fill(pos == n, EOS)
+    tgt_in = torch.full_like(src, PAD)  # (B, T)
+    tgt_in[:, 0] = BOS
+    tgt_in[:, 1:] = torch.where(content[:, :-1], reversed_symbols[:, :-1] + NUM_SPECIAL, PAD)  # 한 칸 밀기
+    return ReversalBatch(src=src, tgt_in=tgt_in, tgt_out=tgt_out, lengths=lengths)
+
+
+def token_labels(tokens: Tensor, config: Seq2SeqConfig | None = None) -> list[str]:
+    """토큰 번호를 그림에 쓸 이름으로 바꿉니다: PAD ``·``, BOS ``<s>``, EOS ``</s>``, 기호 ``A, B, ...``.
+
+    ``-100``(손실에서 뺀 자리)도 ``·``로 적습니다.
+
+    Shape:
+        - tokens: ``(T,)`` 정수
+        - 반환: 길이 ``T``인 ``list[str]``
+    """
+    config = Seq2SeqConfig() if config is None else config
+    if not isinstance(tokens, Tensor) or tokens.dim() != 1 or tokens.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"tokens는 1차원 정수 텐서여야 하는데 {describe(tokens)}이(가) 들어왔습니다.")
+    names = list(SPECIAL_LABELS) + list(string.ascii_uppercase[: config.num_symbols])
+    out = []
+    for t in tokens.tolist():
+        if t == IGNORE_INDEX:
+            out.append(SPECIAL_LABELS[PAD])
+        elif 0 <= t < len(names):
+            out.append(names[t])
+        else:
+            raise ValueError(f"토큰 번호는 0 이상 {len(names)} 미만(또는 -100)이어야 하는데 {t}이(가) 있습니다.")
+    return out
+
+
+def _lengths_from_padding(tokens: Tensor, name: str, config: Seq2SeqConfig) -> Tensor:
+    """PAD가 아닌 토큰 수. PAD는 오른쪽 끝에만 있어야 합니다 (그래야 길이로 패딩 마스크를 만듦)."""
+    if not isinstance(tokens, Tensor) or tokens.dtype not in (torch.int64, torch.int32) or tokens.dim() != 2:
+        raise TypeError(f"{name}은(는) (B, T) 모양의 정수 텐서여야 하는데 {describe(tokens)}이(가) 들어왔습니다.")
+    T = tokens.shape[1]
+    if not 1 <= T <= config.max_len + 1:
+        raise ValueError(f"{name}의 길이는 1 이상 max_len + 1(={config.max_len + 1}) 이하여야 하는데 {T}입니다.")
+    if tokens.numel() and (tokens.min() < 0 or tokens.max() >= config.vocab_size):
+        raise ValueError(
+            f"{name}의 토큰 번호는 0 이상 vocab_size(={config.vocab_size}) 미만이어야 하는데 "
+            f"범위 [{int(tokens.min())}, {int(tokens.max())}]입니다."
+        )
+    real = tokens != PAD  # (B, T)
+    lengths = real.sum(dim=1)  # (B, T) -> (B,)
+    if not torch.equal(real, torch.arange(T)[None, :] < lengths[:, None]):  # (1, T) < (B, 1) -> (B, T)
+        raise ValueError(f"{name}의 PAD(0)는 오른쪽 끝에만 있어야 합니다 (실제 토큰 사이에 PAD가 있습니다).")
+    return lengths
+
+
+class Seq2SeqModel(nn.Module):
+    """인코더 한 층 + 디코더 한 층짜리 트랜스포머 (잔차 뒤 LayerNorm, 드롭아웃 없음).
+
+    Args:
+        config: 하이퍼파라미터.
+
+    Shape:
+        - src: ``(B, S)``, tgt_in: ``(B, L)`` 정수 (``S, L <= max_len + 1``, PAD는 오른쪽 끝에만)
+        - 반환: ``logits (B, L, V)``, ``cross_weights (B, H, L, S)``
+    """
+
+    def __init__(self, config: Seq2SeqConfig) -> None:
+        super().__init__()
+        if not isinstance(config, Seq2SeqConfig):
+            raise TypeError(f"config는 Seq2SeqConfig여야 하는데 {describe(config)}이(가) 들어왔습니다.")
+        E, H, V, T = config.embed_dim, config.num_heads, config.vocab_size, config.max_len + 1
+        self.config = config
+        self.src_tok, self.src_pos = nn.Embedding(V, E), nn.Embedding(T, E)
+        self.tgt_tok, self.tgt_pos = nn.Embedding(V, E), nn.Embedding(T, E)
+        self.enc_self_attn, self.enc_norm1 = MultiHeadAttention(E, H), nn.LayerNorm(E)
+        self.enc_mlp, self.enc_norm2 = _mlp(E, config.mlp_dim), nn.LayerNorm(E)
+        self.dec_self_attn, self.dec_norm1 = MultiHeadAttention(E, H), nn.LayerNorm(E)
+        self.cross_attn, self.dec_norm2 = MultiHeadAttention(E, H), nn.LayerNorm(E)
+        self.dec_mlp, self.dec_norm3 = _mlp(E, config.mlp_dim), nn.LayerNorm(E)
+        self.readout = nn.Linear(E, V)
+
+    def encode(self, src: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """인코더: 소스 패딩 마스크를 쓴 셀프 어텐션과 MLP.
+
+        Returns:
+            ``(memory, src_mask, enc_weights)``. ``src_mask``는 크로스 어텐션에도 그대로 씁니다.
+
+        Shape:
+            - src: ``(B, S)``
+            - memory: ``(B, S, E)``, src_mask: ``(B, 1, 1, S)``, enc_weights: ``(B, H, S, S)``
+        """
+        src_mask = padding_mask(_lengths_from_padding(src, "src", self.config), src.shape[1])  # (B, 1, 1, S)
+        x = self.src_tok(src) + self.src_pos(torch.arange(src.shape[1]))  # (B, S, E) + (S, E) -> (B, S, E)
+        attn_out, enc_weights = self.enc_self_attn(x, attn_mask=src_mask)
+        x = self.enc_norm1(x + attn_out)
+        memory = self.enc_norm2(x + self.enc_mlp(x))  # (B, S, E)
+        return memory, src_mask, enc_weights
+
+    def decode(self, tgt_in: Tensor, memory: Tensor, src_mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """디코더: 마스크드 셀프 어텐션(인과 + 타깃 패딩), 크로스 어텐션(소스 패딩), MLP, 로짓.
+
+        Returns:
+            ``(logits, dec_weights, cross_weights)``.
+
+        Shape:
+            - tgt_in: ``(B, L)``, memory: ``(B, S, E)``, src_mask: ``(B, 1, 1, S)``
+            - logits: ``(B, L, V)``, dec_weights: ``(B, H, L, L)``, cross_weights: ``(B, H, L, S)``
+        """
+        L = tgt_in.shape[1]
+        tgt_lengths = _lengths_from_padding(tgt_in, "tgt_in", self.config)
+        tgt_mask = combine_masks(causal_mask(L), padding_mask(tgt_lengths, L))  # (L, L) & (B, 1, 1, L) -> (B, 1, L, L)
+        y = self.tgt_tok(tgt_in) + self.tgt_pos(torch.arange(L))  # (B, L, E) + (L, E) -> (B, L, E)
+        attn_out, dec_weights = self.dec_self_attn(y, attn_mask=tgt_mask)
+        y = self.dec_norm1(y + attn_out)
+        # 크로스 어텐션: 쿼리 = 디코더 상태 (B, L, E), 키 = 밸류 = 인코더 출력 (B, S, E). 인과 마스크는 없음.
+        cross_out, cross_weights = self.cross_attn(y, memory, memory, attn_mask=src_mask)
+        y = self.dec_norm2(y + cross_out)
+        y = self.dec_norm3(y + self.dec_mlp(y))
+        return self.readout(y), dec_weights, cross_weights  # (B, L, E) -> (B, L, V)
+
+    def forward(self, src: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
+        """교사 강요 순전파: 정답 앞부분 ``tgt_in``을 넣어 모든 위치의 로짓을 한 번에 구합니다.
+
+        Shape:
+            - src: ``(B, S)``, tgt_in: ``(B, L)``
+            - 반환: ``(logits (B, L, V), cross_weights (B, H, L, S))``
+        """
+        memory, src_mask, _ = self.encode(src)
+        logits, _, cross_weights = self.decode(tgt_in, memory, src_mask)
+        return logits, cross_weights
+
+    def attention_maps(self, src: Tensor, tgt_in: Tensor) -> dict[str, Tensor]:
+        """세 가지 어텐션의 헤드별 가중치를 모두 돌려줍니다.
+
+        Shape:
+            - 반환: ``{"encoder_self": (B, H, S, S), "decoder_self": (B, H, L, L), "cross": (B, H, L, S)}``
+        """
+        memory, src_mask, enc_weights = self.encode(src)
+        _, dec_weights, cross_weights = self.decode(tgt_in, memory, src_mask)
+        return {"encoder_self": enc_weights, "decoder_self": dec_weights, "cross": cross_weights}
+
+
+def _mlp(E: int, hidden: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(E, hidden), nn.ReLU(), nn.Linear(hidden, E))
+
+
+def greedy_decode(model: Seq2SeqModel, src: Tensor, steps: int | None = None) -> Tensor:
+    """탐욕적 디코딩: BOS에서 시작해 매 단계 가장 점수가 높은 토큰을 골라 디코더 입력 뒤에 붙입니다.
+
+    정답은 전혀 넣지 않으므로 앞에서 틀리면 그 실수가 다음 입력이 됩니다. PAD와 BOS는 고르지 않습니다.
+    EOS를 낸 뒤에도 ``steps``까지 계속 만들므로, 쓰는 쪽에서 EOS 뒤를 무시하세요.
+
+    Args:
+        model: 학습된 모델 (eval 모드 권장).
+        src: 소스 토큰.
+        steps: 만들 토큰 수 (기본 ``max_len + 1``).
+
+    Returns:
+        만든 토큰 (BOS 제외). ``tgt_out``과 같은 자리에 맞춰져 있습니다.
+
+    Shape:
+        - src: ``(B, S)``
+        - 반환: ``(B, steps)``
+    """
+    if not isinstance(model, Seq2SeqModel):
+        raise TypeError(f"model은 Seq2SeqModel이어야 하는데 {describe(model)}이(가) 들어왔습니다.")
+    steps = model.config.max_len + 1 if steps is None else check_positive_int(steps, "steps")
+    if steps > model.config.max_len + 1:
+        raise ValueError(f"steps는 max_len + 1(={model.config.max_len + 1}) 이하여야 하는데 {steps}입니다.")
+    with torch.no_grad():
+        memory, src_mask, _ = model.encode(src)
+        tokens = torch.full((src.shape[0], 1), BOS, dtype=torch.long)  # (B, 1)
+        for _ in range(steps):
+            logits, _, _ = model.decode(tokens, memory, src_mask)
+            last = logits[:, -1].clone()  # (B, L, V) -> (B, V)
+            last[:, [PAD, BOS]] = float("-inf")
+            tokens = torch.cat([tokens, last.argmax(dim=-1, keepdim=True)], dim=1)  # (B, t) + (B, 1) -> (B, t+1)
+    return tokens[:, 1:]
+
+
+def alignment_accuracy(cross_weights: Tensor, lengths: Tensor) -> Tensor:
+    """헤드마다, 크로스 어텐션의 argmax가 정답 정렬 위치에 있는 쿼리의 비율.
+
+    시퀀스 뒤집기에서 디코더 위치 ``i``(``0 <= i < n``, 위치 0은 BOS를 입력받는 자리)는 소스 위치
+    ``n - 1 - i``의 기호를 내야 하므로 그 위치가 정답입니다. EOS를 내는 위치 ``n``과 패딩 위치는
+    세지 않습니다. 배치의 모든 시퀀스의 세는 자리를 한데 모아 비율을 냅니다 (동점이면 앞 위치가 argmax).
+
+    Args:
+        cross_weights: 크로스 어텐션 가중치.
+        lengths: 시퀀스마다 기호 수 ``n`` (EOS 제외). ``1 <= n``, ``n <= L``, ``n <= S``.
+
+    Returns:
+        헤드별 비율 (0~1).
+
+    Shape:
+        - cross_weights: ``(B, H, L, S)``
+        - lengths: ``(B,)``
+        - 반환: ``(H,)``
+    """
+    check_float_tensor(cross_weights, "cross_weights")
+    if cross_weights.dim() != 4:
+        raise ValueError(f"cross_weights는 (B, H, L, S) 4차원이어야 하는데 shape={tuple(cross_weights.shape)}입니다.")
+    B, H, L, S = cross_weights.shape
+    if not isinstance(lengths, Tensor) or lengths.dtype not in (torch.int64, torch.int32) or lengths.shape != (B,):
+        raise TypeError(f"lengths는 모양 (B,)=({B},)인 정수 텐서여야 하는데 {describe(lengths)}이(가) 들어왔습니다.")
+    if (lengths < 1).any() or (lengths > min(L, S)).any():
+        raise ValueError(f"lengths의 값은 1 이상 min(L, S)(={min(L, S)}) 이하여야 하는데 {lengths.tolist()}입니다.")
+    i = torch.arange(L)[None, :]  # (L,) -> (1, L)
+    n = lengths.to(torch.long)[:, None]  # (B,) -> (B, 1)
+    scored = i < n  # (B, L)
+    target = (n - 1 - i).clamp(min=0)  # (B, L): 정답 소스 위치
+    hits = cross_weights.argmax(dim=-1) == target[:, None, :]  # (B, H, L) == (B, 1, L) -> (B, H, L)
+    return (hits & scored[:, None, :]).sum(dim=(0, 2)).double() / scored.sum()  # (B, H, L) -> (H,)
+
+
+def evaluate_seq2seq(model: Seq2SeqModel, batch: ReversalBatch | None = None) -> dict[str, float | int | list[float]]:
+    """평가용 열에서 탐욕적 디코딩 정확도와 헤드별 정렬 정확도를 잽니다.
+
+    - ``sequence_accuracy``: 탐욕적 디코딩으로 EOS까지(위치 ``0..n``) 모두 맞힌 시퀀스의 비율 (엄격한 기준).
+    - ``token_accuracy``: 같은 디코딩에서 위치 ``0..n`` 가운데 맞힌 토큰의 비율.
+    - ``alignment``: 헤드별 ``alignment_accuracy``. 디코더에 정답 앞부분을 넣은(교사 강요) 순전파에서 잽니다.
+    - ``best_head``, ``best_alignment``: 정렬 정확도가 가장 높은 헤드와 그 값.
+
+    Args:
+        model: 학습된 모델.
+        batch: 평가 데이터 (기본: ``config.test_seed``로 뽑은 평가용 시퀀스 ``config.test_size``개).
+
+    Returns:
+        위 키를 가진 사전.
+
+    Shape:
+        - batch.src: ``(B, T)``
+        - 반환의 ``alignment``: 길이 ``H``인 목록
+    """
+    if not isinstance(model, Seq2SeqModel):
+        raise TypeError(f"model은 Seq2SeqModel이어야 하는데 {describe(model)}이(가) 들어왔습니다.")
+    config = model.config
+    if batch is None:
+        gen = torch.Generator().manual_seed(config.test_seed)
+        batch = make_reversal_batch(config.test_size, config, gen, split="test")
+    elif not isinstance(batch, ReversalBatch):
+        raise TypeError(f"batch는 ReversalBatch여야 하는데 {describe(batch)}이(가) 들어왔습니다.")
+    was_training = model.training
+    model.eval()
+    try:
+        predicted = greedy_decode(model, batch.src, steps=batch.tgt_out.shape[1])  # (B, T)
+        with torch.no_grad():
+            _, cross_weights = model(batch.src, batch.tgt_in)
+    finally:
+        model.train(was_training)
+    scored = batch.tgt_out != IGNORE_INDEX  # (B, T): 위치 0..n
+    correct = (predicted == batch.tgt_out) & scored
+    alignment = alignment_accuracy(cross_weights, batch.lengths)  # (H,)
+    best = int(alignment.argmax())
+    return {
+        "sequence_accuracy": (correct.sum(dim=1) == scored.sum(dim=1)).double().mean().item(),
+        "token_accuracy": (correct.sum() / scored.sum()).item(),
+        "alignment": alignment.tolist(),
+        "best_head": best,
+        "best_alignment": alignment[best].item(),
+    }
+
+
+def train_seq2seq(
+    seed: int, config: Seq2SeqConfig | None = None
+) -> tuple[Seq2SeqModel, dict[str, float | int | list[float]]]:
+    """시퀀스 뒤집기 모델을 교사 강요로 학습하고 ``evaluate_seq2seq``로 평가합니다.
+
+    초기화와 학습 데이터는 ``seed``로, 평가 데이터는 ``config.test_seed``로 정해집니다. 학습 중에만
+    스레드 수를 1로 두며, 끝나면 전역 스레드 수와 전역 난수 상태를 되돌립니다. 그래서 같은 시드면
+    프로세스가 달라도 같은 모델과 같은 숫자가 나옵니다.
+
+    Args:
+        seed: 0 이상의 정수 시드.
+        config: 하이퍼파라미터 (기본 ``Seq2SeqConfig()``).
+
+    Returns:
+        ``(학습된 모델(eval 모드), 지표)``. 지표는 ``evaluate_seq2seq``의 사전에 스텝별 학습 손실
+        ``"losses"``(길이 ``steps``)를 더한 것입니다.
+
+    Shape:
+        - 모델 입력 ``src (B, S), tgt_in (B, L)`` -> ``(logits (B, L, V), cross_weights (B, H, L, S))``
+    """
+    config = Seq2SeqConfig() if config is None else config
+    if not isinstance(config, Seq2SeqConfig):
+        raise TypeError(f"config는 Seq2SeqConfig여야 하는데 {describe(config)}이(가) 들어왔습니다.")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed는 정수여야 하는데 {describe(seed)} 값 {seed!r}이(가) 들어왔습니다.")
+    if seed < 0:
+        raise ValueError(f"seed는 0 이상이어야 하는데 {seed}이(가) 들어왔습니다.")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # 스레드 수가 바뀌면 덧셈 순서가 바뀌어 마지막 비트가 달라질 수 있음
+    try:
+        with torch.random.fork_rng(devices=[]):  # 전역 난수 상태는 끝나면 되돌아감
+            torch.manual_seed(seed)  # 초기화용. 학습 데이터는 따로 만든 Generator를 씀
+            with torch.enable_grad():  # 부르는 쪽이 torch.set_grad_enabled(False)여도 학습되도록
+                model, losses = _train(seed, config)
+            metrics = evaluate_seq2seq(model)
+    finally:
+        torch.set_num_threads(threads)
+    return model, {**metrics, "losses": losses}
+
+
+def _train(seed: int, config: Seq2SeqConfig) -> tuple[Seq2SeqModel, list[float]]:
+    """학습 루프 본체 (검사와 전역 상태 관리는 ``train_seq2seq``가 맡음)."""
+    model = Seq2SeqModel(config)
+    data_gen = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+    warmup = max(1, config.steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min(1.0, (s + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(s, config.steps) / config.steps))
+    )
+    losses = []
+    model.train()
+    for _ in range(config.steps):
+        batch = make_reversal_batch(config.batch_size, config, data_gen)
+        logits, _ = model(batch.src, batch.tgt_in)
+        loss = F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten())  # (B, L, V) -> (B*L, V), (B, L) -> (B*L,)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+        losses.append(loss.item())
+    model.eval()
+    return model, losses

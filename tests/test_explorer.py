@@ -1,0 +1,396 @@
+"""어텐션 탐색기: 살아 있는 위젯(AttentionExplorer)과 정적 웹페이지용 데이터(static_explorer).
+
+- 가중치가 탐색기 자신의 쿼리·키에서 따로 계산한 값과 같은지
+- 조작기마다 가중치와 그림이 바뀌어야 할 방식으로 바뀌는지 (인과 -> 위 삼각형 0, 스케일링 없는
+  큰 d_k -> 포화 증가, 패딩 -> [PAD] 키 0, 헤드와 d_k는 포개짐)
+- 잘못된 입력은 예외 없이 한국어 안내를 띄우고 마지막 그림을 그대로 두는지
+- 한 번의 표시에 위젯 보기와 정적 HTML이 함께 있는지, 노트북이 위젯 상태를 저장하는지
+- 정적 격자의 점수를 (브라우저가 하듯) 스케일·마스크·소프트맥스하면 attn_lib과 같은지, 데이터 크기
+
+시간은 재지 않습니다(``make bench``의 benchmarks/bench_explorer.py가 표로 보여 줍니다).
+브라우저에서 그린 값은 tests/test_explorer_browser.py가 확인합니다.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import random
+import re
+import warnings
+from pathlib import Path
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import nbformat
+import numpy as np
+import pytest
+import torch
+from matplotlib.ft2font import FT2Font
+from matplotlib.text import Text
+from PIL import Image
+
+from attn_lib import AttentionExplorer, attention_entropy, saturation, scaled_dot_product_attention
+from attn_lib.explorer_model import DK_CHOICES, MASKS, MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
+from attn_lib.plots import korean_font_path
+from attn_lib.static_explorer import STATIC_HEADS, STATIC_MAX_TOKENS, explorer_html, explorer_spec, static_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "_build" / ".jupyter_cache"
+SENTENCE = "나는 어제 도서관에서 책을 빌렸다"
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture(scope="module")
+def explorer() -> AttentionExplorer:
+    return AttentionExplorer(tokens=SENTENCE, seed=0, num_heads=4, d_k=64)
+
+
+def reference_weights(query: torch.Tensor, key: torch.Tensor, mask: str, n: int, scaled: bool) -> torch.Tensor:
+    """탐색기와 따로 계산: 점수 -> (스케일) -> 마스크(-inf) -> 소프트맥스. 마스크도 직접 만듭니다."""
+    H, L, Dh = query.shape
+    S = key.shape[1]
+    scores = torch.einsum("hld,hsd->hls", query.double(), key.double())
+    if scaled:
+        scores = scores / math.sqrt(Dh)
+    allowed = torch.ones(L, S, dtype=torch.bool)
+    if "causal" in mask:
+        allowed &= torch.arange(S)[None, :] <= torch.arange(L)[:, None]
+    if "padding" in mask:
+        allowed &= torch.arange(S)[None, :] < n
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, dim=-1).float()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return Image.open(io.BytesIO(data)).size
+
+
+# ---------------------------------------------------------------------------------------
+# 살아 있는 탐색기
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mask", MASKS)
+@pytest.mark.parametrize("scaled", [True, False])
+def test_weights_after_set_equal_an_independent_recomputation(explorer, mask, scaled):
+    for d_k, heads in [(1, 1), (64, 8), (512, 16)]:
+        state = explorer.set(d_k=d_k, num_heads=heads, mask=mask, scaled=scaled)
+        assert state["error"] == "" and state["mask"] == mask and state["d_k"] == d_k
+        n = len(SENTENCE.split())
+        L = padded_length(n) if "padding" in mask else n
+        assert explorer.weights.shape == (heads, L, L)
+        assert explorer.query.shape == (heads, L, d_k) and explorer.key.shape == (heads, L, d_k)
+        expected = reference_weights(explorer.query, explorer.key, mask, n, scaled)
+        torch.testing.assert_close(explorer.weights, expected, atol=1e-5, rtol=1e-4)
+        # attn_lib의 함수를 같은 쿼리·키에 불러도 같은 값 (탐색기가 쓰는 그 함수)
+        _, lib = scaled_dot_product_attention(explorer.query, explorer.key, explorer.key, explorer.attn_mask,
+                                              scale=None if scaled else 1.0)
+        torch.testing.assert_close(explorer.weights, lib)
+        torch.testing.assert_close(explorer.forward(), explorer.weights)
+
+
+def test_queries_and_keys_come_from_the_documented_model(explorer):
+    explorer.set(d_k=32, num_heads=3, mask="none", seed=5)
+    model = ExplorerModel(5)
+    x = model.embed(SENTENCE.split())  # (L, E0)
+    torch.testing.assert_close(explorer.query, x @ model.W_q[:3, :, :32])
+    torch.testing.assert_close(explorer.key, x @ model.W_k[:3, :, :32])
+    explorer.set(seed=0)
+
+
+def test_head_count_and_d_k_are_nested(explorer):
+    explorer.set(d_k=512, num_heads=16, mask="none", scaled=True)
+    q16, w16 = explorer.query.clone(), explorer.weights.clone()
+    explorer.set(num_heads=4)
+    torch.testing.assert_close(explorer.weights, w16[:4])  # 앞쪽 4개 헤드는 그대로
+    explorer.set(d_k=64)
+    torch.testing.assert_close(explorer.query, q16[:4, :, :64])  # d_k는 앞쪽 칸
+
+
+def image_changes(explorer: AttentionExplorer, **changes) -> tuple[torch.Tensor, torch.Tensor]:
+    before_w, before_png = explorer.weights.clone(), explorer.image
+    explorer.set(**changes)
+    assert explorer.image != before_png, f"{changes}: 그림이 그대로입니다"
+    png_size(explorer.image)
+    return before_w, explorer.weights
+
+
+def test_causal_mask_zeroes_the_upper_triangle_and_changes_the_image(explorer):
+    explorer.set(mask="none", num_heads=4, d_k=64, scaled=True)
+    before, after = image_changes(explorer, mask="causal")
+    upper = torch.ones(after.shape[1:], dtype=torch.bool).triu(1)  # 키 > 쿼리 (미래)
+    assert (before[:, upper] > 0).all()
+    assert (after[:, upper] == 0).all() and (after[:, ~upper] > 0).all()
+    torch.testing.assert_close(after.sum(-1), torch.ones(after.shape[:2]))
+
+
+def test_padding_mask_pads_the_sentence_and_zeroes_the_pad_keys(explorer):
+    explorer.set(mask="none", num_heads=4)
+    _, after = image_changes(explorer, mask="padding")
+    tokens = explorer.shown_tokens()
+    n = len(SENTENCE.split())
+    assert tokens[:n] == SENTENCE.split() and tokens[n:] == [PAD_TOKEN] * (padded_length(n) - n)
+    assert after.shape == (4, len(tokens), len(tokens))
+    assert (after[..., n:] == 0).all() and (after[..., :n] > 0).all()
+    _, both = image_changes(explorer, mask="causal+padding")
+    assert (both.triu(1) == 0).all() and (both[..., n:] == 0).all()
+
+
+def test_unscaled_large_d_k_raises_saturation(explorer):
+    explorer.set(mask="none", num_heads=8, d_k=512, scaled=True)
+    scaled_sat = float(saturation(explorer.weights))
+    scaled_ent = float(attention_entropy(explorer.weights).mean())
+    _, unscaled = image_changes(explorer, scaled=False)
+    assert float(saturation(unscaled)) >= 0.5 > scaled_sat
+    assert float(attention_entropy(unscaled).mean()) < 0.5 * scaled_ent
+    # d_k가 작으면 스케일링을 꺼도 포화가 적음
+    explorer.set(d_k=1)
+    assert float(saturation(explorer.weights)) < 0.2
+
+
+def test_head_count_seed_d_k_and_tokens_change_weights_and_image(explorer):
+    explorer.set(mask="none", num_heads=4, d_k=64, scaled=True, seed=0)
+    size4 = png_size(explorer.image)
+    before, after = image_changes(explorer, num_heads=8)
+    assert after.shape[0] == 8 and png_size(explorer.image)[1] > size4[1]
+    before, after = image_changes(explorer, seed=1)
+    assert not torch.allclose(before, after)
+    before, after = image_changes(explorer, d_k=8)
+    assert not torch.allclose(before, after)
+    _, after = image_changes(explorer, tokens="the cat sat on the mat")
+    assert after.shape == (8, 6, 6)
+    assert torch.equal(after[:, 0], after[:, 4])  # 같은 토큰('the')은 같은 임베딩 -> 같은 쿼리 행
+    explorer.set(tokens=SENTENCE, seed=0, num_heads=4, d_k=64)
+
+
+def test_widget_controls_drive_the_explorer_like_set(explorer):
+    explorer.set(mask="none", num_heads=4, d_k=64, scaled=True, seed=0)
+    controls = explorer.controls
+    assert isinstance(controls["d_k"], widgets.SelectionSlider)
+    assert [value for _, value in controls["d_k"].options] == list(DK_CHOICES)  # 1..512, 로그 눈금
+    assert controls["num_heads"].max == MAX_HEADS
+    png = explorer.image
+    controls["mask"].value = "causal"
+    assert explorer.state["mask"] == "causal" and (explorer.weights.triu(1) == 0).all() and explorer.image != png
+    controls["num_heads"].value = 2
+    assert explorer.weights.shape[0] == 2
+    controls["scaled"].value = False
+    assert explorer.state["scaled"] is False
+    controls["tokens"].value = "a b c"
+    assert explorer.weights.shape == (2, 3, 3)
+    labels = [label for label, _ in controls["mask"].options]
+    assert labels == ["없음", "인과", "패딩", "인과+패딩"]
+    explorer.set(tokens=SENTENCE, mask="none", num_heads=4, scaled=True)
+
+
+@pytest.mark.parametrize("bad", [
+    {"tokens": " ".join(f"t{i}" for i in range(17))},
+    {"tokens": ""},
+    {"tokens": "   "},
+    {"tokens": f"가 {PAD_TOKEN}"},
+    {"d_k": 3},
+    {"num_heads": 17},
+    {"mask": "diagonal"},
+    {"seed": -1},
+])
+def test_invalid_input_keeps_the_last_picture_and_shows_a_korean_message(explorer, bad):
+    explorer.set(tokens=SENTENCE, mask="causal", num_heads=4, d_k=64, scaled=True, seed=0)
+    png, weights, good = explorer.image, explorer.weights.clone(), explorer.state
+    state = explorer.set(**bad)  # 예외 없이
+    assert state["error"] and HANGUL.search(state["error"])
+    assert HANGUL.search(explorer._message.value) and "마지막 그림" in explorer._message.value
+    assert explorer.image == png and torch.equal(explorer.weights, weights)
+    assert {k: v for k, v in state.items() if k != "error"} == {k: v for k, v in good.items() if k != "error"}
+    state = explorer.set(mask="none")  # 다음 올바른 입력은 안내를 지우고 다시 그림
+    assert state["error"] == "" and explorer._message.value == "" and explorer.image != png
+
+
+def test_invalid_text_typed_into_the_widget_never_raises(explorer):
+    explorer.set(tokens=SENTENCE, mask="none")
+    png = explorer.image
+    explorer.controls["tokens"].value = " ".join(["토큰"] * 20)  # 사용자가 17개 이상을 입력
+    assert "16개" in explorer.error and explorer.image == png
+    assert explorer.controls["tokens"].value.count("토큰") == 20  # 적은 글은 그대로 보임
+    explorer.controls["tokens"].value = ""
+    assert "비어" in explorer.error and explorer.image == png
+    explorer.controls["tokens"].value = SENTENCE
+    assert explorer.error == "" and explorer.state["tokens"] == SENTENCE.split()
+
+
+def test_unknown_setting_name_is_a_type_error(explorer):
+    with pytest.raises(TypeError, match="모르는 설정"):
+        explorer.set(heads=4)
+
+
+def test_constructor_rejects_bad_values_with_korean_errors():
+    with pytest.raises(ValueError, match="비어"):
+        AttentionExplorer(tokens="")
+    with pytest.raises(ValueError, match="d_k"):
+        AttentionExplorer(d_k=100)
+
+
+def test_set_returns_only_after_the_new_image_exists(explorer):
+    explorer.set(d_k=64, num_heads=8, mask="none", scaled=True)
+    png = explorer.image
+    state = explorer.set(d_k=128)
+    assert state["d_k"] == 128 and explorer.image != png and explorer._image.value == explorer.image
+
+
+def test_figures_are_reused_and_not_registered_with_pyplot():
+    before = len(plt.get_fignums())
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=4)
+    figure = ex._figure(4, ex.shown_tokens())
+    for mask in ("causal", "none"):
+        ex.set(mask=mask)
+    ex.set(d_k=512, scaled=False, seed=3)
+    assert ex._figure(4, ex.shown_tokens()) is figure  # 값만 바꿔 다시 그림 (그림을 새로 만들지 않음)
+    ex.set(num_heads=8)
+    ex.set(num_heads=4)
+    assert ex._figure(4, ex.shown_tokens()) is figure  # 헤드 수마다 그림 하나 (다시 쓰임)
+    assert len(plt.get_fignums()) == before
+
+
+def test_live_figure_labels_are_korean_and_every_glyph_exists():
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=4, mask="causal+padding")
+    fig = ex._figure(4, ex.shown_tokens()).fig
+    texts = [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+    assert {"헤드 0", "헤드 3", "쿼리", "키", "어텐션 가중치", "포화 히스토그램"} <= set(texts)
+    assert any(t.startswith("포화 행 ") and "평균 엔트로피" in t for t in texts)
+    assert set(SENTENCE.split()) | {PAD_TOKEN} <= set(texts)
+    font = FT2Font(str(korean_font_path()))
+    missing = sorted({ch for t in texts for ch in t if ord(ch) > 127 and font.get_char_index(ord(ch)) == 0})
+    assert not missing, f"글꼴에 없는 글자: {missing}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 이 블록 안에서만: 'Glyph ... missing' 경고를 오류로
+        ex.set(mask="none")
+        ex.set(d_k=512, scaled=False)
+
+
+def test_display_bundle_carries_the_widget_view_and_the_static_explorer(explorer):
+    explorer.set(tokens=SENTENCE, num_heads=4, d_k=64, mask="causal", scaled=True)
+    bundle = explorer._repr_mimebundle_()
+    assert bundle[WIDGET_VIEW]["model_id"] == explorer.widget.model_id
+    assert isinstance(explorer.widget, widgets.VBox)
+    html = bundle["text/html"]
+    assert 'class="attn-explorer"' in html and "vegaEmbed" in html
+    assert "http://" not in html and "https://" not in html  # CDN도 스키마 주소도 없음
+    meta = json.loads(re.search(r'class="attn-explorer-meta">(.*?)</script>', html).group(1))
+    assert meta["tokens"] == SENTENCE.split() and meta["seed"] == 0
+    spec = json.loads(re.search(r'-spec">(.*?)</script>', html).group(1))
+    values = {p["name"].split("_")[0]: p["value"] for p in spec["params"]}
+    assert values == {"dk": 64, "heads": 4, "mask": "causal", "scaled": True}
+    assert bundle["text/plain"].startswith("AttentionExplorer(")
+
+
+def test_static_html_for_long_sentences_is_a_korean_note():
+    html = explorer_html([f"t{i}" for i in range(STATIC_MAX_TOKENS + 1)], 0)
+    assert "attn-explorer-note" in html and HANGUL.search(html) and "vegaEmbed" not in html
+
+
+# ---------------------------------------------------------------------------------------
+# 정적 탐색기의 데이터
+# ---------------------------------------------------------------------------------------
+
+
+def browser_like_weights(grid: dict, d_k: int, heads: int, mask: str, scaled: bool) -> np.ndarray:
+    """명세의 변환(transform)이 하는 계산을 numpy로: 펼친 점수 -> 스케일 -> 마스크 -> 소프트맥스."""
+    n, P = grid["n"], grid["P"]
+    rows = [r for r in grid["rows"] if r["dk"] == d_k and r["h"] < heads]
+    s = np.array([r["s"] for r in sorted(rows, key=lambda r: r["h"])], dtype=np.float64).reshape(heads, P, P)
+    L = P if "padding" in mask else n
+    s = s[:, :L, :L] * (1 / math.sqrt(d_k) if scaled else 1.0)
+    q, k = np.arange(L)[:, None], np.arange(L)[None, :]
+    ok = ~(("causal" in mask) & (k > q)) & ~(("padding" in mask) & (k >= n))
+    z = np.where(ok, s, -np.inf)
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_static_grid_reproduces_attn_lib_at_random_grid_points():
+    tokens = SENTENCE.split()
+    grid = static_grid(tokens, 0)
+    model = ExplorerModel(0)
+    rng = random.Random(0)
+    points = [(rng.choice(DK_CHOICES), rng.choice(STATIC_HEADS), MASKS[i % 4], i % 8 < 4) for i in range(24)]
+    assert {p[2] for p in points} == set(MASKS) and {p[3] for p in points} == {True, False}
+    for d_k, heads, mask, scaled in points:
+        shown = grid["tokens"] if "padding" in mask else tokens
+        expected, *_ = model.weights(shown, d_k=d_k, num_heads=heads, mask=mask, scaled=scaled)
+        got = browser_like_weights(grid, d_k, heads, mask, scaled)
+        np.testing.assert_allclose(got, expected.numpy(), atol=1e-3, err_msg=str((d_k, heads, mask, scaled)))
+
+
+def test_static_spec_is_valid_vega_lite_and_fits_the_budget():
+    altair = pytest.importorskip("altair")
+    tokens = [f"토큰{i}" for i in range(STATIC_MAX_TOKENS)]  # 가장 큰 문장
+    grid = static_grid(tokens, 0)
+    assert grid["P"] == padded_length(STATIC_MAX_TOKENS)
+    assert len(grid["rows"]) == len(DK_CHOICES) * MAX_HEADS
+    spec = explorer_spec(grid, d_k=64, num_heads=8, mask="padding", scaled=False)
+    altair.VConcatChart.from_dict(spec, validate=True)  # Altair에 든 Vega-Lite 스키마로 검사
+    html = explorer_html(tokens, 0)
+    data = re.search(r'-spec">(.*?)</script>', html).group(1).encode("utf-8")
+    assert len(data) < 500_000, f"탐색기 데이터 {len(data):,} 바이트 (예산 500 KB)"
+    meta = json.loads(re.search(r'class="attn-explorer-meta">(.*?)</script>', html).group(1))
+    assert meta["data_bytes"] == len(data)
+
+
+def test_two_static_explorers_on_one_page_get_distinct_ids():
+    a = explorer_html(SENTENCE.split(), 0)
+    b = explorer_html(SENTENCE.split(), 0)
+    assert a != b  # 같은 페이지에 둘 있어도 id(와 라디오 묶음 이름)가 겹치지 않음
+    ids = re.findall(r'id="(attn-explorer-[0-9a-f]+)"', a + b)
+    assert len(set(ids)) == 2
+
+
+# ---------------------------------------------------------------------------------------
+# 빌드에서 실행된 노트북
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.site
+def test_notebook_runs_the_explorer_and_saves_widget_state():
+    from jupyter_cache import get_cache
+
+    assert CACHE.exists(), f"{CACHE}가 없습니다: 먼저 `make book`을 실행하세요"
+    source = nbformat.read(ROOT / "chapters" / "02_multi_head.ipynb", as_version=4)
+    try:
+        _, executed = get_cache(str(CACHE)).merge_match_into_notebook(source)
+    except KeyError:
+        pytest.fail("02_multi_head: 지금 원본과 맞는 실행 결과가 캐시에 없습니다 (다시 `make book`)")
+    cells = [c for c in executed.cells if c.cell_type == "code" and "AttentionExplorer(" in c.source]
+    assert cells, "02_multi_head에 탐색기 셀이 없습니다"
+    state = executed.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for cell in cells:
+        bundles = [o for o in cell.outputs if o.output_type == "execute_result"]
+        assert len(bundles) == 1, "셀 하나에 표시 하나 (위젯 보기와 정적 HTML이 한 출력에)"
+        data = bundles[0]["data"]
+        assert WIDGET_VIEW in data and "attn-explorer" in data["text/html"]
+        model_id = data[WIDGET_VIEW]["model_id"]
+        assert model_id in state, "노트북에 탐색기의 위젯 상태가 저장되지 않았습니다"
+        reached, todo = set(), [model_id]
+        while todo:  # 탐색기 VBox에서 닿는 모델 (조작기, 안내, 그림)
+            current = todo.pop()
+            if current not in reached and current in state:
+                reached.add(current)
+                todo += re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state[current]["state"]))
+        names = {state[m]["model_name"] for m in reached}
+        assert {"VBoxModel", "ImageModel", "SelectionSliderModel", "IntSliderModel", "ToggleButtonsModel",
+                "CheckboxModel", "TextModel", "HTMLModel"} <= names, names
+        assert not [o for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"]
+
+
+def test_png_encoder_writes_the_canvas_pixels_exactly():
+    from attn_lib.widgets import _png_rgb
+
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=2)
+    canvas = ex._figure(2, ex.shown_tokens()).fig.canvas
+    pixels = np.asarray(canvas.buffer_rgba())
+    decoded = np.asarray(Image.open(io.BytesIO(ex.image)).convert("RGB"))
+    np.testing.assert_array_equal(decoded, pixels[:, :, :3])
+    tiny = np.random.default_rng(0).integers(0, 256, (3, 5, 4), dtype=np.uint8)
+    np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(_png_rgb(tiny)))), tiny[:, :, :3])
