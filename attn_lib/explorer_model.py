@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from ._checks import describe
+from ._checks import describe, single_thread
 from .attention import scaled_dot_product_attention
 from .masks import causal_mask, combine_masks, padding_mask
 
@@ -134,27 +134,6 @@ def explorer_mask(mask: str, L: int, n: int) -> Tensor | None:
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else combine_masks(*parts)
-
-
-class single_thread:  # noqa: N801 (contextlib.suppress처럼 소문자 이름의 컨텍스트 관리자)
-    """작은 텐서 계산을 스레드 하나로 합니다 (끝나면 원래 스레드 수로 되돌림).
-
-    탐색기의 텐서는 수천 원소뿐이라 계산은 마이크로초 단위인데, 여러 스레드로 나누면 연산마다
-    병렬 구간에 들어갑니다. 다른 작업이 코어를 쓰고 있으면 그 구간이 다른 스레드를 기다리느라
-    연산 하나에 수 ms씩 걸립니다(2코어 기계에서 softmax 하나 8 ms, 스레드 하나면 0.005 ms).
-
-    Shape:
-        - 해당 없음 (컨텍스트 관리자: ``with single_thread(): ...``)
-    """
-
-    def __enter__(self) -> None:
-        self._threads = torch.get_num_threads()
-        if self._threads != 1:
-            torch.set_num_threads(1)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._threads != 1:
-            torch.set_num_threads(self._threads)
 
 
 def _token_seed(token: str, seed: int) -> int:

@@ -31,7 +31,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from ._checks import check_float_tensor, check_positive_int, describe
+from ._checks import check_float_tensor, check_positive_int, check_seed, describe, single_thread
 from .attention import MultiHeadAttention
 from .masks import causal_mask, combine_masks, padding_mask
 
@@ -447,20 +447,12 @@ def train_seq2seq(
     config = Seq2SeqConfig() if config is None else config
     if not isinstance(config, Seq2SeqConfig):
         raise TypeError(f"config는 Seq2SeqConfig여야 하는데 {describe(config)}이(가) 들어왔습니다.")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed는 정수여야 하는데 {describe(seed)} 값 {seed!r}이(가) 들어왔습니다.")
-    if seed < 0:
-        raise ValueError(f"seed는 0 이상이어야 하는데 {seed}이(가) 들어왔습니다.")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 스레드 수가 바뀌면 덧셈 순서가 바뀌어 마지막 비트가 달라질 수 있음
-    try:
-        with torch.random.fork_rng(devices=[]):  # 전역 난수 상태는 끝나면 되돌아감
-            torch.manual_seed(seed)  # 초기화용. 학습 데이터는 따로 만든 Generator를 씀
-            with torch.enable_grad():  # 부르는 쪽이 torch.set_grad_enabled(False)여도 학습되도록
-                model, losses = _train(seed, config)
-            metrics = evaluate_seq2seq(model)
-    finally:
-        torch.set_num_threads(threads)
+    check_seed(seed)
+    # 스레드 하나 + 시드 고정(초기화용; 학습 데이터는 따로 만든 Generator를 씀), 끝나면 전역 상태 복원
+    with single_thread(seed):
+        with torch.enable_grad():  # 부르는 쪽이 torch.set_grad_enabled(False)여도 학습되도록
+            model, losses = _train(seed, config)
+        metrics = evaluate_seq2seq(model)
     return model, {**metrics, "losses": losses}
 
 

@@ -32,7 +32,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from ._checks import check_positive_int, describe
+from ._checks import check_positive_int, check_seed, describe, single_thread
 from .attention import MultiHeadAttention
 from .masks import causal_mask
 
@@ -216,23 +216,15 @@ def train_head_model(num_heads: int, seed: int, config: ToyConfig | None = None)
     if not isinstance(config, ToyConfig):
         raise TypeError(f"config는 ToyConfig여야 하는데 {describe(config)}이(가) 들어왔습니다.")
     check_positive_int(num_heads, "num_heads")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed는 정수여야 하는데 {describe(seed)} 값 {seed!r}이(가) 들어왔습니다.")
-    if seed < 0:
-        raise ValueError(f"seed는 0 이상이어야 하는데 {seed}이(가) 들어왔습니다.")
+    check_seed(seed)
     if config.embed_dim % num_heads != 0:
         raise ValueError(
             f"embed_dim(={config.embed_dim})은 num_heads(={num_heads})로 나누어떨어져야 합니다 "
             f"(나머지 {config.embed_dim % num_heads})."
         )
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 스레드 수가 바뀌면 덧셈 순서가 바뀌어 마지막 비트가 달라질 수 있음
-    try:
-        with torch.random.fork_rng(devices=[]):  # 전역 난수 상태는 끝나면 되돌아감
-            torch.manual_seed(seed)  # 초기화용. 학습·평가 데이터는 따로 만든 Generator를 씀
-            return _train(num_heads, seed, config)
-    finally:
-        torch.set_num_threads(threads)
+    # 스레드 하나 + 시드 고정(초기화용; 학습·평가 데이터는 따로 만든 Generator를 씀), 끝나면 전역 상태 복원
+    with single_thread(seed):
+        return _train(num_heads, seed, config)
 
 
 def _train(num_heads: int, seed: int, config: ToyConfig) -> tuple[HeadToyModel, float]:
