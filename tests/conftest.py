@@ -226,3 +226,21 @@ def offline_browser(browser: Any, site_url: str) -> Iterator[OfflineBrowser]:
 def screenshot_dir() -> Path:
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
     return SCREENSHOT_DIR
+
+
+# ---------------------------------------------------------------------------------------
+# 오류 메시지 검사 (Korean error messages)
+# ---------------------------------------------------------------------------------------
+
+HANGUL = re.compile(r"[가-힣]")
+
+
+def raises_korean(exc_type: type[BaseException], fn: Callable[[], Any], *must_contain: str) -> str:
+    """``fn()``이 ``exc_type``을 내고, 메시지가 한국어이며 ``must_contain``을 모두 담는지 확인합니다."""
+    with pytest.raises(exc_type) as info:
+        fn()
+    msg = str(info.value)
+    assert HANGUL.search(msg), f"한국어 메시지가 아님: {msg}"
+    for part in must_contain:
+        assert part in msg, f"{part!r}이(가) 메시지에 없음: {msg}"
+    return msg

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import re
 
 import pytest
+from conftest import raises_korean
 import torch
 
 from attn_lib import MultiHeadAttention, causal_mask, padding_mask, saturation, scaled_dot_product_attention
 
-HANGUL = re.compile(r"[가-힣]")
-
-
-def raises_korean(exc_type, fn, *must_contain):
-    with pytest.raises(exc_type) as info:
-        fn()
-    msg = str(info.value)
-    assert HANGUL.search(msg), f"한국어 메시지가 아님: {msg}"
-    for part in must_contain:
-        assert part in msg, f"{part!r}이(가) 메시지에 없음: {msg}"
-    return msg
 
 
 def test_embed_dim_not_divisible():

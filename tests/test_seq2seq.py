@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import raises_korean
 import torch
 
 from attn_lib.seq2seq import (
@@ -32,18 +32,8 @@ from attn_lib.seq2seq import (
     train_seq2seq,
 )
 
-HANGUL = re.compile(r"[가-힣]")
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Seq2SeqConfig(steps=20, test_size=50)  # 재현성 검사용: 빨리 끝나는 설정
-
-
-def raises_korean(exc_type, fn, *must_contain):
-    with pytest.raises(exc_type) as info:
-        fn()
-    msg = str(info.value)
-    assert HANGUL.search(msg), f"한국어 메시지가 아님: {msg}"
-    for part in must_contain:
-        assert part in msg, f"{part!r}이(가) 메시지에 없음: {msg}"
 
 
 def batch_of(*rows: str, config: Seq2SeqConfig = Seq2SeqConfig()) -> tuple[torch.Tensor, torch.Tensor]:

@@ -5,12 +5,12 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import raises_korean
 import torch
 
 from attn_lib.attention import count_parameters
@@ -26,18 +26,8 @@ from attn_lib.toy import (
     train_head_model,
 )
 
-HANGUL = re.compile(r"[가-힣]")
 SEEDS = (0, 1, 2)
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def raises_korean(exc_type, fn, *must_contain):
-    with pytest.raises(exc_type) as info:
-        fn()
-    msg = str(info.value)
-    assert HANGUL.search(msg), f"한국어 메시지가 아님: {msg}"
-    for part in must_contain:
-        assert part in msg, f"{part!r}이(가) 메시지에 없음: {msg}"
 
 
 # ---------------------------------------------------------------------------
