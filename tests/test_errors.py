@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-
 import pytest
-from conftest import raises_korean
 import torch
 
 from attn_lib import MultiHeadAttention, causal_mask, padding_mask, saturation, scaled_dot_product_attention
-
+from conftest import raises_korean
 
 
 def test_embed_dim_not_divisible():

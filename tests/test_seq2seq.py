@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import raises_korean
 import torch
 
 from attn_lib.seq2seq import (
@@ -31,6 +30,7 @@ from attn_lib.seq2seq import (
     token_labels,
     train_seq2seq,
 )
+from conftest import raises_korean
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Seq2SeqConfig(steps=20, test_size=50)  # 재현성 검사용: 빨리 끝나는 설정

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import raises_korean
 import torch
 
 from attn_lib.attention import count_parameters
@@ -25,6 +24,7 @@ from attn_lib.toy import (
     relation_ceilings,
     train_head_model,
 )
+from conftest import raises_korean
 
 SEEDS = (0, 1, 2)
 ROOT = Path(__file__).resolve().parents[1]
