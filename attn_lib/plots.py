@@ -289,13 +289,18 @@ def _plain_log_ticks(axis: matplotlib.axis.Axis, base: int, values: np.ndarray) 
     axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def _as_curve(values: object, n: int, name: str) -> np.ndarray:
+def _float_array(values: object, name: str, what: str) -> np.ndarray:
+    """텐서나 수의 목록을 float64 배열로 (수가 아니면 ``what``을 말하는 TypeError)."""
     if isinstance(values, Tensor):
         values = values.detach().to("cpu", torch.float64).numpy()
     try:
-        arr = np.asarray(values, dtype=float)
+        return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name}은(는) 수의 목록이어야 하는데 {describe(values)}이(가) 들어왔습니다.") from None
+        raise TypeError(f"{name}은(는) {what}의 목록이어야 하는데 {describe(values)}이(가) 들어왔습니다.") from None
+
+
+def _as_curve(values: object, n: int, name: str) -> np.ndarray:
+    arr = _float_array(values, name, "수")
     if arr.ndim == 0:
         return np.full(n, float(arr))
     if arr.shape != (n,):
@@ -705,12 +710,7 @@ CEILING_LABELS = {
 
 def _accuracy_values(values: object, name: str) -> np.ndarray:
     """정확도 목록을 1차원 float 배열로 (비었거나 0~1 밖이면 오류)."""
-    if isinstance(values, Tensor):
-        values = values.detach().to("cpu", torch.float64).numpy()
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}은(는) 정확도(수)의 목록이어야 하는데 {describe(values)}이(가) 들어왔습니다.") from None
+    arr = _float_array(values, name, "정확도(수)")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name}은(는) 비어 있지 않은 1차원 정확도 목록이어야 하는데 모양이 {arr.shape}입니다.")
     if not np.all(np.isfinite(arr) & (arr >= 0.0) & (arr <= 1.0)):

@@ -244,3 +244,24 @@ def raises_korean(exc_type: type[BaseException], fn: Callable[[], Any], *must_co
     for part in must_contain:
         assert part in msg, f"{part!r}이(가) 메시지에 없음: {msg}"
     return msg
+
+
+# ---------------------------------------------------------------------------------------
+# 그림 검사 (figures)
+# ---------------------------------------------------------------------------------------
+
+
+def all_texts(fig: Any) -> list[str]:
+    """그림 안의 비어 있지 않은 글자(제목, 축 이름, 눈금, 범례...)를 모두 모읍니다."""
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+
+def render_without_warnings(fig: Any) -> None:
+    """그림을 그리되, 이 블록 안에서만 경고('Glyph ... missing' 등)를 오류로 바꿉니다."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig.canvas.draw()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -13,11 +12,11 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.ft2font import FT2Font
-from matplotlib.text import Text
 
 import attn_lib
 from attn_lib import head_tabs, plot_head_heatmaps, plot_saturation_histogram, scaled_dot_product_attention
 from attn_lib.plots import HEATMAP_CMAP, korean_font_path
+from conftest import all_texts, render_without_warnings
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,16 +35,6 @@ def sample_weights(H=3, L=5, S=5):
     g = torch.Generator().manual_seed(0)
     q, k = torch.randn(H, L, 16, generator=g), torch.randn(H, S, 16, generator=g)
     return scaled_dot_product_attention(q, k, k)[1]
-
-
-def all_texts(fig: Figure) -> list[str]:
-    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
-
-
-def render_without_warnings(fig: Figure) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # 이 블록 안에서만: 'Glyph ... missing' 경고를 오류로
-        fig.canvas.draw()
 
 
 def test_font_family_is_korean_and_font_has_hangul():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -20,10 +19,10 @@ from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
 from matplotlib.lines import Line2D
-from matplotlib.text import Text
 
 from attn_lib import plot_head_accuracy, relation_ceilings
 from attn_lib.plots import CEILING_LABELS, PALETTE, korean_font_path
+from conftest import all_texts, render_without_warnings
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "01_single_head_limits.ipynb"
@@ -36,16 +35,6 @@ def by_gid(fig: Figure, gid: str):
     found = [a for a in fig.findobj() if a.get_gid() == gid]
     assert len(found) == 1, f"gid {gid!r}인 요소가 {len(found)}개입니다."
     return found[0]
-
-
-def all_texts(fig: Figure) -> list[str]:
-    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
-
-
-def render_without_warnings(fig: Figure) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # 이 블록 안에서만: 'Glyph ... missing' 경고를 오류로
-        fig.canvas.draw()
 
 
 # ---------------------------------------------------------------------------
