@@ -38,6 +38,10 @@ CHROMIUM ?= /usr/bin/chromium
 APT_PACKAGES := chromium fonts-nanum
 
 VENV_STAMP := $(VENV)/.stamp-venv
+# jupyter-cache 는 노트북 내용만 보고 결과를 재사용합니다. 장들이 import 하는 attn_lib 가 바뀌면
+# 저장된 출력(그림, 숫자, 대체 텍스트)이 낡으므로 캐시를 지워 모든 노트북을 다시 실행합니다.
+# (The execution cache keys on notebook content only; a changed attn_lib invalidates it.)
+EXEC_STAMP := $(BUILD_DIR)/.stamp-attn-lib
 NODE_STAMP := $(NODE_MODULES)/.stamp-node
 ASSETS_STAMP := $(VENDOR)/.stamp-assets
 
@@ -52,7 +56,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 .PHONY: book test bench serve clean distclean setup browser-deps assignments grade
 
 # ---- 목표 (targets) -----------------------------------------------------------------
-book: setup
+book: setup $(EXEC_STAMP)
 	@# 경고로 실패한 빌드 다음의 증분 빌드는 그 경고를 다시 내지 않습니다 (문서를 다시 읽지
 	@# 않으므로). 실패하면 Sphinx 환경을 지워 다음 빌드가 모든 문서를 다시 읽게 합니다.
 	@# (노트북 실행 결과는 jupyter-cache 에 남아 다시 실행하지 않습니다.)
@@ -105,6 +109,12 @@ grade: assignments
 	  --timeout $(GRADE_TIMEOUT) --jobs $(GRADE_JOBS)
 
 # ---- 준비 단계 (setup steps) --------------------------------------------------------
+$(EXEC_STAMP): $(wildcard attn_lib/*.py)
+	rm -rf $(BUILD_DIR)/.jupyter_cache
+	mkdir -p $(BUILD_DIR)
+	touch $@
+
+
 # torch 를 먼저 설치합니다 (CPU 휠). 그다음 고정된 requirements, 마지막으로 attn_lib (editable).
 $(VENV_STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "python3.11 (또는 python3) 이 필요합니다 (Python 3.11 required)" >&2; exit 1; }
