@@ -18,7 +18,8 @@ A small Sphinx extension so the built site works with no network (no CDN).
    (Pages with ipywidgets also load MathJax, which typesets widget labels.)
 4. 한국어 페이지에서 검색창 안내 문구를 한국어로 바꿉니다
    (Jupyter Book 은 영어 문구를 고정으로 넣습니다).
-5. 준비 스크립트나 이 확장이 바뀌면 모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``).
+5. ``_ext/`` 의 확장, 책이 직접 쓴 ``_assets`` 의 js/css, ``_templates/``, package-lock.json 이 바뀌면
+   모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``).
 6. 노트북이 저장한 위젯 상태 가운데 페이지에 보이는 위젯에 필요한 것만 남깁니다. 출력 하나에
    위젯 보기와 ``text/html`` 이 함께 있고 웹사이트가 ``text/html`` 을 고르면(정적 어텐션 탐색기,
    ``nb_mime_priority_overrides``) 그 위젯의 상태는 쓸모가 없습니다. 보이는 위젯이 하나도 없으면
@@ -90,7 +91,7 @@ def check_vendor_assets(app: Sphinx) -> None:
 
 
 def record_assets_digest(app: Sphinx, config: Any) -> None:
-    """준비 스크립트, 이 확장, package-lock.json 의 지문을 설정값으로 둡니다.
+    """확장, 책의 js/css, 템플릿, package-lock.json 의 지문을 설정값으로 둡니다.
 
     Sphinx 는 정적 파일이나 확장 코드가 바뀐 것만으로는 페이지를 다시 쓰지 않아서, 페이지의
     ``?v=`` 지문과 스크립트 순서가 낡은 채 남습니다. 'html' 설정값이 바뀌면 모든 페이지를 다시
@@ -99,9 +100,14 @@ def record_assets_digest(app: Sphinx, config: Any) -> None:
     """
     confdir = Path(app.confdir)
     digest = hashlib.sha256()
-    for path in [Path(__file__), *(d / SETUP_JS for d in _static_dirs(app)), confdir / "package-lock.json"]:
+    # 이 폴더의 모든 확장, 책이 직접 쓴 js/css, 덮어쓴 템플릿, package-lock.json (vendor 는 빼고)
+    watched = [*sorted(Path(__file__).parent.glob("*.py"))]
+    for static in _static_dirs(app):
+        watched += sorted(p for p in static.rglob("*") if p.suffix in {".js", ".css"} and "vendor" not in p.parts)
+    watched += sorted((confdir / "_templates").glob("*.html")) + [confdir / "package-lock.json"]
+    for path in watched:
         if path.is_file():
-            digest.update(path.read_bytes())
+            digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
     config.offline_assets_digest = digest.hexdigest()[:16]
 
 

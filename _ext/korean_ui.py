@@ -1,0 +1,52 @@
+"""한국어 독자를 위한 화면 손질 (Korean reading and accessibility touches).
+
+하는 일 (What it does):
+
+1. 모든 페이지에 ``_static/css/korean.css`` 를 넣습니다: 한국어 글꼴을 앞에 둔 글꼴 목록과,
+   어절 단위 줄바꿈(``word-break: keep-all``).
+2. 테마의 기본 색 모드(``html_context['default_mode']``)를 ``light`` 로 둡니다. Jupyter Book 1 은 ``default_mode`` 를 비워 두고,
+   그러면 pydata-sphinx-theme 이 모든 페이지에서 콘솔 오류 "Got invalid theme mode: ."
+   를 냅니다. 독자는 여전히 테마 단추로 어두운 모드를 고를 수 있습니다.
+   (An empty default mode makes the theme log a console error on every page.)
+3. 숨긴 셀을 여닫는 ``<summary>`` 의 영어 ``aria-label="Toggle hidden content"`` 를 뺍니다.
+   화면에 보이는 한국어 글("숨긴 셀 펼쳐 보기")과 화면 낭독기가 읽는 이름이 달라지는 접근성
+   문제(axe 규칙 label-content-name-mismatch)이기 때문입니다. 이름은 보이는 글에서 옵니다.
+   (myst-nb's English aria-label on hide-input toggles hides the visible Korean label.)
+4. ``_static/css/accessibility.css``: 위젯 탭 글자의 색 대비를 WCAG AA 이상으로 올립니다.
+
+테마의 머리글 단추(검색, 색 모드)는 ``_templates/`` 의 덮어쓴 템플릿이 한국어 이름을 줍니다.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sphinx.application import Sphinx
+
+KOREAN_CSS = "css/korean.css"
+ACCESSIBILITY_CSS = "css/accessibility.css"
+DEFAULT_MODE = "light"
+#: myst-nb 이 숨긴 셀 단추에 붙이는 영어 이름 (hide-input toggle label added by myst-nb)
+ENGLISH_SUMMARY = '<summary aria-label="Toggle hidden content">'
+
+
+def set_default_mode(app: Sphinx, config: Any) -> None:
+    """``html_context['default_mode']`` 가 비어 있으면 ``light`` 로 둡니다 (pydata-sphinx-theme 은 이 값을 읽음)."""
+    context = config.html_context
+    if isinstance(context, dict) and not context.get("default_mode"):
+        context["default_mode"] = DEFAULT_MODE
+
+
+def drop_english_summary_label(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """본문의 숨긴 셀 단추에서 영어 ``aria-label`` 을 뺍니다 (보이는 한국어 글이 이름이 됨)."""
+    body = context.get("body")
+    if isinstance(body, str) and ENGLISH_SUMMARY in body:
+        context["body"] = body.replace(ENGLISH_SUMMARY, "<summary>")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", set_default_mode)
+    app.add_css_file(KOREAN_CSS)
+    app.add_css_file(ACCESSIBILITY_CSS)
+    app.connect("html-page-context", drop_english_summary_label)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
