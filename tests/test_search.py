@@ -1,0 +1,347 @@
+"""한국어 검색 (_ext/korean_search.py) 을 검사합니다.
+
+1. 나누기 규칙 (unit): 조사가 붙은 낱말("어텐션은", "헤드가", "키를")의 색인어에 낱말 자체가
+   들어가는지, 영어는 예전처럼 Porter 어간 추출을 하는지, "d_k를" 이 글자 체계 경계에서 나뉘는지.
+   알려진 틀린 규칙(띄어쓰기로만 나누기, Sphinx 기본 ``\\w+``)은 같은 검사에 떨어져야 합니다.
+2. 색인 (site): ``_build/html/searchindex.js`` 에 두 음절 낱말(헤드, 토큰, 쿼리, 차원)과
+   어텐션, 마스크, 스케일링이 있고, 각 낱말이 본문에 조사와 함께 나오는 페이지를 가리키는지.
+3. 검색 페이지 (browser): 네트워크 없이 ``search.html?q=<낱말>`` 을 열어 결과 페이지 목록을
+   원본에서 계산한 정답과 비교합니다. 본문 글(노트북의 마크다운 셀, .md 원본)에 "낱말+한글"
+   ("헤드가", "마스크를")이 있는 페이지는 반드시 결과에 있어야 하고, 본문(<article>)에 낱말이
+   아예 없는 페이지는 결과에 없어야 합니다. 계산 출력에만 나오는 경우는 따지지 않습니다.
+   조사가 붙은 검색어("어텐션은")와, 어떤 페이지에는 조사가 붙은 꼴로만 나오는 두 음절 낱말도
+   찾아 봅니다. 확장 없이 만든 사이트라면 이 검사가 실패해야 하고, 그 조건도 검사합니다.
+
+Checks the Korean search language: the splitter (and known wrong splitters failing the same
+checks), the built index, and the search page in offline headless Chromium against ground
+truth computed from the sources.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import quote
+
+import pytest
+from sphinx.search import SearchLanguage
+from sphinx.search.en import SearchEnglish
+
+from conftest import HTML_DIR, ROOT, OfflinePage, read_toc_docnames
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import korean_search  # noqa: E402  (_ext 는 패키지가 아니라 Sphinx local_extensions 폴더)
+from korean_search import SearchKorean, query_terms  # noqa: E402
+
+# 색인과 검색 페이지에서 찾을 낱말 -> 화면 사진 / 테스트 id 에 쓰는 ASCII 이름
+QUERIES = {
+    "어텐션": "attention",
+    "마스크": "mask",
+    "헤드": "heads",
+    "스케일링": "scaling",
+    "토큰": "tokens",
+    "쿼리": "query",
+    "차원": "dims",
+}
+# 검색 페이지에서만 더 찾아 보는 검색어 -> (정답을 정하는 낱말, ASCII 이름).
+# 위 일곱 낱말은 이 책에서 조사가 붙어 나오는 페이지마다 맨 낱말로도 나와서(예: "헤드(head)"),
+# Sphinx 기본 검색도 페이지 단위로는 찾아 버립니다. 그래서 조사가 붙은 검색어와, 어떤 페이지에는
+# 조사가 붙은 꼴로만 나오는 두 음절 낱말을 더합니다 (these make the browser test fail without
+# the extension; test_browser_queries_need_the_korean_splitter keeps it that way).
+EXTRA_BROWSER_QUERIES = {
+    "어텐션은": ("어텐션", "attention-eun"),
+    "마스크를": ("마스크", "mask-reul"),
+    "헤드가": ("헤드", "heads-ga"),
+    "스케일링의": ("스케일링", "scaling-ui"),
+    "계산": ("계산", "compute"),
+    "결과": ("결과", "result"),  # 끝 글자 '과' 가 조사와 같아도 떼지 않아야 함
+    "숫자": ("숫자", "number"),
+}
+BROWSER_QUERIES = {**{q: (q, name) for q, name in QUERIES.items()}, **EXTRA_BROWSER_QUERIES}
+NONSENSE_QUERY = "뷁뷁"
+KO_SEARCH_TEXT = "이 책에서 검색..."
+# sphinx-thebe 0.3.1 의 알려진 무해한 오류 (다른 작업에서 고치는 중)
+KNOWN_PAGE_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
+HANGUL_SYLLABLE = "[가-힣]"
+
+# (본문에 나오는 글, 그 글을 찾아야 하는 검색어)
+PARTICLE_CASES = [
+    ("어텐션은 가중 평균입니다", "어텐션"),
+    ("각 헤드가 다른 패턴을 봅니다", "헤드"),
+    ("마스크를 씌웁니다", "마스크"),
+    ("스케일링의 이유", "스케일링"),
+    ("키를 비교합니다", "키"),
+    ("토큰과 위치", "토큰"),
+    ("쿼리와 키", "쿼리"),
+    ("차원이 커지면", "차원"),
+    ("멀티헤드 어텐션", "헤드"),
+    ("헤드에서는 무엇을", "헤드"),
+]
+CASE_IDS = ["eun", "ga", "reul", "ui", "one-syllable", "gwa", "wa", "i", "infix", "two-particles"]
+
+
+# ---------------------------------------------------------------------------------------
+# 도우미 (helpers)
+# ---------------------------------------------------------------------------------------
+
+
+def indexed_words(lang: SearchLanguage, text: str) -> set[str]:
+    """본문 ``text`` 가 색인에 남기는 낱말들 (sphinx.search.IndexBuilder.feed 와 같은 규칙)."""
+    words = set()
+    for word in lang.split(text):
+        stemmed = lang.stem(word).lower()
+        if not lang.word_filter(stemmed) and lang.word_filter(word):
+            stemmed = word
+        if lang.word_filter(stemmed):
+            words.add(stemmed)
+    return words
+
+
+def query_finds(lang: SearchLanguage, query: str, text: str) -> bool:
+    """검색어의 낱말이 모두 ``text`` 의 색인어에 정확히 있으면 참 (두 글자 이하는 부분 일치가 없음)."""
+    terms = [lang.stem(t).lower() for t in query_terms(query)]
+    return bool(terms) and set(terms) <= indexed_words(lang, text)
+
+
+class WhitespaceSplit(SearchEnglish):
+    """알려진 틀린 규칙: 띄어쓰기로만 나눔 (known wrong: whitespace only)."""
+
+    def split(self, input: str) -> list[str]:  # noqa: A002
+        return input.split()
+
+
+#: 틀린 규칙들: Sphinx 기본(``\\w+``, 한국어 책이 예전에 쓰던 것)과 띄어쓰기 나누기
+WRONG_VARIANTS = {"sphinx_default_w+": SearchEnglish, "whitespace": WhitespaceSplit}
+
+
+@functools.cache
+def korean() -> SearchKorean:
+    return SearchKorean({})
+
+
+@functools.cache
+def source_prose(docname: str) -> str:
+    """페이지의 글: 노트북이면 마크다운 셀, 아니면 .md 원본 (코드 셀과 계산 출력은 뺌)."""
+    notebook = ROOT / f"{docname}.ipynb"
+    if notebook.is_file():
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+
+
+@functools.cache
+def article_html(docname: str) -> str:
+    """빌드된 페이지의 본문 ``<article class="bd-article">`` (옆 목차에는 모든 장 제목이 있어서 뺌)."""
+    html = (HTML_DIR / f"{docname}.html").read_text(encoding="utf-8")
+    start, end = html.find('<article class="bd-article">'), html.find("</article>")
+    if start < 0 or end < start:
+        pytest.fail(f"{docname}.html 에 <article class=\"bd-article\"> 가 없습니다", pytrace=False)
+    return html[start:end]
+
+
+def expected_pages(word: str) -> tuple[set[str], set[str]]:
+    """(반드시 찾을 페이지, 찾으면 안 되는 페이지). 나머지 페이지는 따지지 않습니다."""
+    must, must_not = set(), set()
+    for docname in read_toc_docnames():
+        if re.search(re.escape(word) + HANGUL_SYLLABLE, source_prose(docname)):
+            must.add(docname)
+        elif word not in article_html(docname):
+            must_not.add(docname)
+    return must, must_not
+
+
+def load_search_index(html_dir: Path) -> dict[str, Any]:
+    text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
+    prefix, suffix = "Search.setIndex(", ")"
+    assert text.startswith(prefix) and text.endswith(suffix), "searchindex.js 모양이 낯섭니다"
+    return json.loads(text[len(prefix) : -len(suffix)])
+
+
+def unexpected_page_errors(probe: OfflinePage) -> list[str]:
+    return [e for e in probe.page_errors if not any(p.search(e) for p in KNOWN_PAGE_ERRORS)]
+
+
+# ---------------------------------------------------------------------------------------
+# 1. 나누기 규칙 (splitter unit tests)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "word"), PARTICLE_CASES, ids=CASE_IDS)
+def test_word_with_particle_is_indexed_and_found(text: str, word: str) -> None:
+    words = indexed_words(korean(), text)
+    assert word in words, f"{text!r} 의 색인어에 {word!r} 가 없습니다: {sorted(words)}"
+    assert query_finds(korean(), word, text), f"검색어 {word!r} 로 {text!r} 를 찾지 못합니다"
+
+
+@pytest.mark.parametrize(("text", "word"), PARTICLE_CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("variant", WRONG_VARIANTS)
+def test_known_wrong_splitters_fail_the_same_check(variant: str, text: str, word: str) -> None:
+    """같은 검사가 틀린 규칙에서는 실패해야 합니다 (shows the check above can fail)."""
+    lang = WRONG_VARIANTS[variant]({})
+    assert word not in indexed_words(lang, text), f"{variant}: {text!r} 에서 {word!r} 를 찾으면 이 검사가 무의미합니다"
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        ("어텐션은", ["어텐션"]),  # 조사를 떼고 찾음
+        ("헤드가", ["헤드"]),
+        ("스케일링의", ["스케일링"]),
+        ("헤드에서는", ["헤드"]),  # 조사 두 개
+        ("헤드", ["헤드"]),
+        ("키", ["키"]),
+        ("키를", ["키를"]),  # 한 음절만 남으면 떼지 않음 ("정의" -> "정" 같은 잘못을 막음)
+        ("d_k를", ["d_k"]),  # 조사만 남은 조각은 버림
+        ("멀티헤드 어텐션", ["멀티헤드", "어텐션"]),
+        ("softmax heads", ["softmax", "heads"]),  # 영어는 그대로 (어간은 Stemmer 가)
+        ("를", []),
+    ],
+)
+def test_query_terms(query: str, terms: list[str]) -> None:
+    assert query_terms(query) == terms, f"검색어 {query!r} -> {query_terms(query)}, 기대 {terms}"
+
+
+def test_query_with_another_particle_finds_the_word() -> None:
+    assert query_finds(korean(), "어텐션은", "어텐션을 계산합니다"), "'어텐션은' 으로 '어텐션을' 을 못 찾음"
+    assert query_finds(korean(), "마스크로", "마스크를 씌웁니다"), "'마스크로' 로 '마스크를' 을 못 찾음"
+    assert not query_finds(korean(), "차원", "어텐션은 헤드가"), "없는 낱말을 찾았습니다"
+    assert not query_finds(korean(), "정도", "정의에 따르면"), "'정도' 가 '정의' 에 걸렸습니다"
+
+
+def test_english_is_stemmed_as_before() -> None:
+    text = "Multi-head attention heads are running; the masks were scaled by sqrt(d_k) Queries"
+    before = indexed_words(SearchEnglish({}), text)
+    after = indexed_words(korean(), text)
+    assert after == before, f"영어 색인어가 바뀌었습니다: 빠짐 {before - after}, 더함 {after - before}"
+    assert {"head", "run", "mask", "scale", "queri"} <= after, sorted(after)
+    assert korean().stem("Heads") == "head"
+
+
+def test_mixed_token_splits_at_script_boundary() -> None:
+    assert korean_search.script_runs("d_k를") == ["d_k", "를"]
+    assert korean().split("d_k를") == ["d_k"], korean().split("d_k를")
+    words = indexed_words(korean(), "softmax는 W_q와 QK의 곱입니다")
+    assert {"softmax", "w_q", "qk", "곱입니다", "곱"} <= words, sorted(words)
+    assert not words & {"는", "와", "의", "softmax는"}, f"조사나 섞인 토큰이 색인됨: {sorted(words)}"
+    assert indexed_words(SearchEnglish({}), "d_k를") == {"d_k를"}, "기본 규칙은 경계에서 나누지 않아야 합니다"
+
+
+def test_hangul_is_not_changed_by_stemming() -> None:
+    for word in ["어텐션", "헤드", "스케일링", "키"]:
+        assert korean().stem(word) == word, f"한글 {word!r} 가 {korean().stem(word)!r} 로 바뀜"
+
+
+# ---------------------------------------------------------------------------------------
+# 2. 빌드된 색인 (built searchindex.js)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.site
+def test_search_index_has_korean_terms(html_dir: Path) -> None:
+    index = load_search_index(html_dir)
+    docnames = index["docnames"]
+    for word in dict.fromkeys(word for word, _ in BROWSER_QUERIES.values()):  # QUERIES 와 계산, 결과, 숫자
+        pages: set[str] = set()
+        for key in ("terms", "titleterms"):  # 제목에 있는 낱말은 titleterms 에만 들어갑니다
+            hits = index[key].get(word, [])
+            pages |= {docnames[i] for i in ([hits] if isinstance(hits, int) else hits)}
+        assert pages, f"searchindex.js 에 {word!r} 가 없습니다 (korean_search 확장이 꺼졌나요?)"
+        must, must_not = expected_pages(word)
+        assert must <= pages, f"{word!r}: 색인에 빠진 페이지 {sorted(must - pages)}"
+        assert not pages & must_not, f"{word!r}: 낱말이 없는 페이지가 색인됨 {sorted(pages & must_not)}"
+    assert NONSENSE_QUERY not in index["terms"]
+
+
+def default_search_finds(query: str, docname: str) -> bool:
+    """Sphinx 기본 검색(``\\w+`` 나누기, 세 글자 이상만 부분 일치)이 이 페이지를 찾는지 어림합니다."""
+    tokens = set(re.findall(r"\w+", re.sub(r"<[^>]+>", " ", article_html(docname)).lower()))
+    terms = re.findall(r"\w+", query.lower())
+    return bool(terms) and all(t in tokens or (len(t) > 2 and any(t in tok for tok in tokens)) for t in terms)
+
+
+@pytest.mark.site
+def test_browser_queries_need_the_korean_splitter(html_dir: Path) -> None:
+    """검색 페이지 검사가 이 확장 없이는 실패하도록: 기본 검색이 놓칠 정답 페이지가 있어야 합니다."""
+    missed = {
+        query: sorted(doc for doc in expected_pages(word)[0] if not default_search_finds(query, doc))
+        for query, (word, _) in BROWSER_QUERIES.items()
+    }
+    assert any(missed.values()), (
+        "검색 페이지의 모든 정답을 Sphinx 기본 검색도 찾습니다: 검사가 한국어 검색을 가려내지 못합니다. "
+        f"조사가 붙은 꼴로만 나오는 낱말을 EXTRA_BROWSER_QUERIES 에 더하세요. {missed}"
+    )
+    # 두 음절 낱말(부분 일치가 없는 경우)도 하나는 있어야 합니다
+    assert any(missed[q] for q in BROWSER_QUERIES if len(q) == 2), missed
+
+
+# ---------------------------------------------------------------------------------------
+# 3. 검색 페이지 (search page in offline headless Chromium)
+# ---------------------------------------------------------------------------------------
+
+WAIT_FOR_SEARCH_DONE = """() => {
+    const status = document.querySelector('#search-results .search-summary');
+    return status !== null && status.textContent.trim() !== '';
+}"""
+RESULT_HREFS = "() => Array.from(document.querySelectorAll('#search-results ul.search > li > a')).map(a => a.getAttribute('href'))"
+SNIPPETS = "() => Array.from(document.querySelectorAll('#search-results ul.search > li p.context')).map(p => p.textContent)"
+
+
+def run_search(open_offline_page: Callable[..., OfflinePage], query: str) -> tuple[OfflinePage, list[str]]:
+    """``search.html?q=<query>`` 을 열고 검색이 끝나기를 기다려 결과 문서 이름을 돌려줍니다."""
+    probe = open_offline_page()
+    response = probe.page.goto(probe.base_url + "search.html?q=" + quote(query), wait_until="networkidle")
+    assert response is not None and response.ok, f"search.html: HTTP {response and response.status}"
+    probe.page.wait_for_function(WAIT_FOR_SEARCH_DONE, timeout=20_000)
+    probe.page.wait_for_load_state("networkidle")  # 요약(snippet)을 가져오는 요청들
+    hrefs = probe.page.evaluate(RESULT_HREFS)
+    docnames = [re.sub(r"\.html$", "", h.split("#", 1)[0]) for h in hrefs]
+    return probe, docnames
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("query", BROWSER_QUERIES, ids=[name for _, name in BROWSER_QUERIES.values()])
+def test_search_page_finds_korean_words(
+    query: str, open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
+) -> None:
+    word, name = BROWSER_QUERIES[query]
+    must, must_not = expected_pages(word)
+    assert must, f"{word!r}: 정답에 반드시 찾을 페이지가 없어 검사가 무의미합니다"
+    probe, docnames = run_search(open_offline_page, query)
+    probe.page.screenshot(path=str(screenshot_dir / f"search__{name}.png"), full_page=True)
+    found = set(docnames)
+
+    assert not unexpected_page_errors(probe), f"검색 페이지 오류 (page errors): {probe.page_errors}"
+    assert found <= set(read_toc_docnames()), f"{query!r}: 목차에 없는 결과 {sorted(found - set(read_toc_docnames()))}"
+    assert must <= found, f"{query!r}: {word!r}+조사가 나오는 페이지를 못 찾음 {sorted(must - found)} (찾은 것 {docnames})"
+    assert not found & must_not, f"{query!r}: {word!r} 가 없는 페이지가 결과에 나옴 {sorted(found & must_not)}"
+    snippets = probe.page.evaluate(SNIPPETS)
+    assert any(word in s for s in snippets), f"{query!r}: 결과 요약에 {word!r} 가 보이지 않습니다: {snippets[:3]}"
+
+
+@pytest.mark.browser
+def test_nonsense_query_finds_nothing(open_offline_page: Callable[..., OfflinePage]) -> None:
+    probe, docnames = run_search(open_offline_page, NONSENSE_QUERY)
+    assert docnames == [], f"{NONSENSE_QUERY!r} 로 결과가 나왔습니다: {docnames}"
+    assert not unexpected_page_errors(probe), f"검색 페이지 오류 (page errors): {probe.page_errors}"
+
+
+@pytest.mark.browser
+def test_search_page_is_korean_and_uses_the_korean_splitter(open_offline_page: Callable[..., OfflinePage]) -> None:
+    """검색창 안내 문구, 그리고 페이지의 JavaScript 규칙이 Python 규칙과 같은지."""
+    probe, _ = run_search(open_offline_page, "헤드")
+    placeholders = probe.page.evaluate(
+        "() => Array.from(document.querySelectorAll('input[name=\"q\"]')).map(i => i.placeholder)"
+    )
+    assert placeholders and all(p == KO_SEARCH_TEXT for p in placeholders), f"검색창 안내 문구: {placeholders}"
+
+    samples = ["어텐션은", "헤드가", "헤드에서는", "키를", "키", "d_k를", "멀티헤드 어텐션", "softmax heads", "를"]
+    js = probe.page.evaluate(
+        "(qs) => qs.map(q => splitQuery(q).map(t => new Stemmer().stemWord(t.toLowerCase())))", samples
+    )
+    py = [[korean().stem(t).lower() for t in query_terms(q)] for q in samples]
+    assert js == py, f"JavaScript 와 Python 의 검색어 규칙이 다릅니다:\n{list(zip(samples, js, py))}"
+    assert not unexpected_page_errors(probe), f"검색 페이지 오류 (page errors): {probe.page_errors}"
