@@ -206,6 +206,35 @@ class OfflineBrowser:
         self._contexts.clear()
 
 
+# ---------------------------------------------------------------------------------------
+# 브라우저 콘솔 허용 목록 (the only console/page errors a page may produce)
+# ---------------------------------------------------------------------------------------
+
+#: 페이지 오류(잡히지 않은 예외)와 콘솔 오류 가운데 허용하는 것: 정확한 글 -> 허용하는 까닭.
+#: 우리 내용(장, attn_lib, _ext, _assets)에서 나오는 글은 여기에 넣지 않습니다. 고칠 수 없는
+#: 테마/도구의 메시지만, 한 줄씩 까닭과 함께 둡니다. 목록에 있는데 어느 페이지에서도 나오지 않으면
+#: test_browser.py 의 마지막 테스트가 실패합니다 (낡은 항목을 지우라는 뜻).
+#: Allowed messages, matched exactly; each needs a reason, none may come from our own content.
+ALLOWED_BROWSER_MESSAGES: dict[str, str] = {
+    # sphinx-thebe 0.3.1 이 인라인 설정 `const THEBE_JS_URL` 을 페이지에 두 번 넣습니다.
+    "Identifier 'THEBE_JS_URL' has already been declared": "sphinx-thebe 0.3.1 의 중복 선언",
+}
+
+#: 이번 테스트 실행에서 실제로 본 허용 메시지 (stale-entry check)
+SEEN_ALLOWED_MESSAGES: set[str] = set()
+
+
+def unexpected_messages(probe: "OfflinePage") -> list[str]:
+    """페이지 오류와 콘솔 오류 가운데 허용 목록에 없는 것 (본 허용 메시지는 기록)."""
+    out = []
+    for message in [*probe.page_errors, *probe.console_errors]:
+        if message in ALLOWED_BROWSER_MESSAGES:
+            SEEN_ALLOWED_MESSAGES.add(message)
+        else:
+            out.append(message)
+    return out
+
+
 @pytest.fixture
 def open_offline_page(browser: Any, site_url: str) -> Iterator[Callable[..., OfflinePage]]:
     """``open_offline_page(viewport=..., **context_options)`` -> :class:`OfflinePage` (이 테스트 동안만)."""

@@ -25,13 +25,11 @@ import pytest
 
 from attn_lib.explorer_model import PAD_TOKEN, ExplorerModel
 from attn_lib.metrics import attention_entropy, saturation
-from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames
+from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames, unexpected_messages
 
 pytestmark = pytest.mark.browser
 
 TOC_DOCNAMES = read_toc_docnames()
-KNOWN_PAGE_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
-ALLOWED_EXTERNAL_HOSTS = {"mybinder.org", "colab.research.google.com", "github.com"}
 VEGA_FILES = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
 DATA_BUDGET = 500_000
 POINTS_PER_EXPLORER = 24
@@ -93,10 +91,6 @@ PROBE_JS = """
 
 def explorer_pages(html_dir: Path) -> list[str]:
     return [d for d in TOC_DOCNAMES if 'class="attn-explorer"' in (html_dir / f"{d}.html").read_text(encoding="utf-8")]
-
-
-def unexpected_page_errors(probe: OfflinePage) -> list[str]:
-    return [e for e in probe.page_errors if not any(p.search(e) for p in KNOWN_PAGE_ERRORS)]
 
 
 def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs: Any) -> tuple[OfflinePage, list]:
@@ -169,9 +163,8 @@ def test_explorers_draw_the_same_numbers_as_attn_lib(
     for docname in pages:
         probe, metas = open_explorers(open_offline_page, docname)
         page = probe.page
-        assert not unexpected_page_errors(probe), f"{docname}: 페이지 오류 {probe.page_errors}"
-        assert not [u for u in probe.external_requests if not any(h in u for h in ALLOWED_EXTERNAL_HOSTS)], (
-            f"{docname}: 다른 호스트로 요청 {probe.external_requests}")
+        assert not unexpected_messages(probe), f"{docname}: 페이지/콘솔 오류 {probe.page_errors + probe.console_errors}"
+        assert not probe.external_requests, f"{docname}: 다른 호스트로 요청 {probe.external_requests}"
         assert not probe.failed_local, probe.failed_local
         loaded = [p for p in probe.local_responses if "/_static/vendor/vega/" in p]
         assert len(loaded) == 3 and all(probe.local_responses[p] == 200 for p in loaded), loaded
@@ -198,7 +191,7 @@ def test_explorers_draw_the_same_numbers_as_attn_lib(
                 checked += 1
             root.scroll_into_view_if_needed()
             root.screenshot(path=str(screenshot_dir / f"explorer__{docname.replace('/', '__')}__{eid}.png"))
-        assert not unexpected_page_errors(probe), f"{docname}: 페이지 오류 {probe.page_errors}"
+        assert not unexpected_messages(probe), f"{docname}: 페이지/콘솔 오류 {probe.page_errors + probe.console_errors}"
     assert checked >= 20
 
 
@@ -251,4 +244,135 @@ def test_explorer_screenshots(
     box = root.bounding_box()
     width = probe.page.evaluate("() => document.documentElement.clientWidth")
     assert box is not None and box["width"] <= width + 1, f"탐색기가 화면보다 넓습니다: {box} > {width}"
-    assert not unexpected_page_errors(probe), probe.page_errors
+    assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
+
+
+# ---------------------------------------------------------------------------------------
+# 진짜 입력으로 조작하기 (real clicks and keys, not Vega signals)
+# ---------------------------------------------------------------------------------------
+
+# 조작기 묶음에 잡기 단계(capture) 리스너를 두어, 사용자 입력 이벤트가 일어난 시각을 기록합니다.
+# settle(): Vega 가 데이터 흐름과 캔버스 그리기를 마치고(runAsync) 다음 화면 갱신까지 기다린 뒤
+# 그려진 칸과 글, 그리고 입력부터 그때까지 걸린 시간(ms)을 돌려줍니다.
+INPUT_CLOCK_JS = """
+() => {
+  window.__attnT0 = {};
+  document.querySelectorAll('.attn-explorer').forEach(root => {
+    const mark = () => { window.__attnT0[root.id] = performance.now(); };
+    const controls = root.querySelector('.attn-explorer-controls');
+    controls.addEventListener('input', mark, true);
+    controls.addEventListener('change', mark, true);
+  });
+  window.__attnSettle = async (id) => {
+    const view = window.__attnExplorers[id];
+    await view.runAsync();
+    await new Promise(resolve => requestAnimationFrame(() => resolve()));
+    const t0 = window.__attnT0[id];
+    const drawn = window.__attnProbe.read(view);
+    drawn.ms = t0 === undefined ? null : performance.now() - t0;
+    delete window.__attnT0[id];
+    return drawn;
+  };
+}
+"""
+
+CONTROL_STATE_JS = """
+(root) => {
+  const select = root.querySelector('select');
+  const radios = Array.from(root.querySelectorAll('input[type=radio]:checked'));
+  const heads = radios.find(r => /^\\d+$/.test(r.value));
+  const mask = radios.find(r => !/^\\d+$/.test(r.value));
+  return {dk: Number(select.value), heads: Number(heads.value), mask: mask.value,
+          scaled: root.querySelector('input[type=checkbox]').checked};
+}
+"""
+
+
+def _cells(drawn: dict, shape: tuple[int, ...]) -> np.ndarray:
+    got = np.full(shape, np.nan)
+    for h, q, k, w in drawn["cells"]:
+        got[h, q, k] = w
+    return got
+
+
+def test_explorer_controls_respond_to_real_clicks_and_keys(
+    open_offline_page: Callable[..., OfflinePage], pages: list[str], screenshot_dir: Path
+) -> None:
+    """조작기마다 마우스 클릭이나 키보드로 바꾸고, 다시 그린 히트맵이 attn_lib 의 계산과 같은지 봅니다.
+
+    - d_k: 선택 상자에 초점을 두고 ↓ 키 (키보드)
+    - 헤드 수: 다른 값의 라벨을 마우스로 클릭
+    - 마스크: 고른 라디오에 초점을 두고 → 키 (키보드), 그리고 '패딩' 라벨 클릭
+    - 스케일링: 체크박스 클릭, 그다음 Space 키 (키보드)
+    매번 조작기의 DOM 상태가 의도한 값인지, 그림이 바뀌었는지, 그려진 가중치가 attn_lib 과 같은지
+    (atol 1e-3) 확인하고, 입력에서 다음 화면까지의 시간을 잽니다 (벤치마크, 단정하지 않음).
+    """
+    timings: dict[str, list[float]] = {}
+    steps_checked = 0
+    for docname in pages:
+        probe, metas = open_explorers(open_offline_page, docname)
+        page = probe.page
+        page.evaluate(INPUT_CLOCK_JS)
+        for eid, meta in metas:
+            root = page.locator(f"#{eid}")
+            root.scroll_into_view_if_needed()
+            model = ExplorerModel(meta["seed"])
+            state = root.evaluate(CONTROL_STATE_JS)
+            previous = page.evaluate("(id) => window.__attnSettle(id)", eid)
+            mask_order = list(meta["masks"])
+
+            def act(name: str, do: Callable[[], None], want: dict) -> None:
+                nonlocal previous, steps_checked
+                do()
+                drawn = page.evaluate("(id) => window.__attnSettle(id)", eid)
+                now = root.evaluate(CONTROL_STATE_JS)
+                assert now == want, f"{docname} {name}: 조작기 상태 {now}, 기대 {want}"
+                weights = expected(meta, model, now)
+                got = _cells(drawn, tuple(weights.shape))
+                assert not np.isnan(got).any(), f"{docname} {name}: 빈 칸 {int(np.isnan(got).sum())}개"
+                np.testing.assert_allclose(got, weights.numpy(), atol=1e-3, err_msg=f"{docname} {eid} {name} {now}")
+                assert sorted(drawn["cells"]) != sorted(previous["cells"]), f"{docname} {name}: 그림이 그대로입니다"
+                assert drawn["ms"] is not None, f"{docname} {name}: 입력 이벤트가 일어나지 않았습니다"
+                timings.setdefault(name, []).append(drawn["ms"])
+                previous = drawn
+                steps_checked += 1
+
+            # 1) d_k: 키보드 ↓ (마지막 값이면 ↑)
+            choices = list(meta["dk_choices"])
+            i = choices.index(state["dk"])
+            key, j = ("ArrowDown", i + 1) if i + 1 < len(choices) else ("ArrowUp", i - 1)
+            state = {**state, "dk": choices[j]}
+            act("d_k (키보드)", lambda: (root.locator("select").focus(), page.keyboard.press(key)), state)
+
+            # 2) 헤드 수: 다른 값을 마우스로 클릭
+            heads = next(h for h in meta["heads_choices"] if h != state["heads"] and h <= meta["max_heads"])
+            state = {**state, "heads": heads}
+            act("헤드 수 (클릭)", lambda: root.locator(f"label:has(> input[type=radio][value='{heads}'])").click(), state)
+
+            # 3) 마스크: 고른 라디오에 초점, → 키
+            current = root.locator("input[type=radio]:checked").nth(1)
+            nxt = mask_order[(mask_order.index(state["mask"]) + 1) % len(mask_order)]
+            state = {**state, "mask": nxt}
+            act("마스크 (키보드)", lambda: (current.focus(), page.keyboard.press("ArrowRight")), state)
+
+            # 4) 마스크: '패딩'이 든 값을 라벨 클릭 (지금 값과 다른 것)
+            pad = next(m for m in mask_order if "padding" in m and m != state["mask"])
+            state = {**state, "mask": pad}
+            act("마스크 (클릭)", lambda: root.locator(f"label:has(> input[type=radio][value='{pad}'])").click(), state)
+
+            # 5) 스케일링: 클릭, 6) Space 키로 되돌리기
+            checkbox = root.locator("input[type=checkbox]")
+            state = {**state, "scaled": not state["scaled"]}
+            act("스케일링 (클릭)", lambda: checkbox.click(), state)
+            state = {**state, "scaled": not state["scaled"]}
+            act("스케일링 (Space)", lambda: (checkbox.focus(), page.keyboard.press("Space")), state)
+
+            root.screenshot(path=str(screenshot_dir / f"explorer__{docname.replace('/', '__')}__{eid}__after_input.png"))
+        assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
+        assert not probe.external_requests, probe.external_requests
+    assert steps_checked >= 6 * len(pages)
+    report = {name: {"n": len(v), "median_ms": statistics.median(v), "max_ms": max(v)} for name, v in timings.items()}
+    print("\n입력 -> 다음 화면까지 (ms, Playwright 왕복 포함 상한):")
+    for name, row in report.items():
+        print(f"  {name:<16} n={row['n']:>2}  중앙값 {row['median_ms']:6.1f}  최대 {row['max_ms']:6.1f}")
+    (screenshot_dir / "explorer_input_latency.json").write_text(json.dumps(report, ensure_ascii=False, indent=1))
