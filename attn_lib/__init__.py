@@ -1,12 +1,13 @@
 """attn_lib: 멀티헤드 어텐션 한국어 강좌의 작은 PyTorch 라이브러리.
 
-모듈은 한 방향으로만 서로를 부릅니다: widgets -> plots -> metrics -> attention/masks.
+모듈은 한 방향으로만 서로를 부릅니다: widgets -> plots -> describe -> metrics -> attention/masks.
 챕터는 여기서 다시 내보낸 이름을 씁니다::
 
     from attn_lib import MultiHeadAttention, causal_mask, plot_head_heatmaps
 """
 
 from .attention import MultiHeadAttention, count_parameters, scaled_dot_product_attention
+from .describe import describe_head, describe_heads
 from .masks import (
     causal_mask,
     combine_masks,
@@ -25,6 +26,7 @@ from .plots import (
     plot_metric_panels,
     plot_saturation_grid,
     plot_saturation_histogram,
+    set_alt,
     setup_korean_font,
 )
 from .scaling import (
@@ -82,6 +84,9 @@ __all__ = [
     "plot_mask",
     "plot_batch_heatmaps",
     "plot_head_accuracy",
+    "set_alt",
+    "describe_head",
+    "describe_heads",
     "scale_for",
     "sample_dot_products",
     "random_attention_gradients",

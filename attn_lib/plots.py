@@ -5,12 +5,23 @@
 
 그림 함수는 모두 ``Figure``를 돌려줍니다. pyplot의 자동 표시 목록에서는 빼 두었으므로
 노트북 셀의 마지막 식으로 두거나 ``display(fig)``로 한 번만 보입니다.
+
+대체 텍스트(alt): 그림 함수는 모두 "<무슨 그림인가>: <데이터 요약>" 꼴의 한국어 글을 그림에 붙입니다
+(``get_alt``). 요약은 ``describe`` 모듈이 그린 데이터에서 계산합니다. 이 모듈을 IPython 안에서
+import하면 ``Figure``의 ``image/png`` 표시 함수를 바꿔, PNG에 그 글을 ``Description``으로 넣고
+출력 메타데이터에 ``{"alt": ...}``를 적습니다. 책을 빌드하면 ``_ext/figure_alt.py``가 그 글을
+``<img alt="...">``로 옮깁니다. matplotlib으로 직접 그린 그림에는 ``set_alt(fig, 글)``로, 데이터에서
+계산한 글을 붙이세요(숫자를 손으로 적지 않습니다).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
 import math
+import re
+import sys
+from binascii import b2a_base64
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +34,15 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from ._checks import describe
+from .describe import (
+    describe_accuracy,
+    describe_curves,
+    describe_head,
+    describe_heads,
+    describe_mask,
+    describe_saturation,
+    plain_text,
+)
 from .metrics import attention_entropy, saturation
 
 __all__ = [
@@ -39,13 +59,21 @@ __all__ = [
     "CEILING_LABELS",
     "MASK_COLORS",
     "HEATMAP_CMAP",
+    "SAFE_CMAPS",
     "PALETTE",
+    "set_alt",
+    "get_alt",
+    "png_bytes",
+    "install_alt_formatter",
 ]
 
 #: 색각 이상이 있어도 구분되는 색 (Okabe-Ito 팔레트).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 #: 히트맵 색지도: 밝기가 단조 증가하고 색각 이상에도 읽히는 viridis.
 HEATMAP_CMAP = "viridis"
+#: 히트맵에 쓸 수 있는 색지도: 지각적으로 고르고(밝기가 단조) 색각 이상에도 읽히는 것만 (뒤집은 ``_r``도 됨).
+#: jet, rainbow처럼 밝기가 오르내리는 무지개 색지도는 없는 경계를 만들고 색각 이상이면 읽을 수 없습니다.
+SAFE_CMAPS = ("viridis", "cividis", "magma", "inferno", "plasma")
 
 _SYSTEM_KOREAN_FONTS = ("NanumGothic", "Noto Sans CJK KR", "Noto Sans KR", "Malgun Gothic", "AppleGothic")
 _font_path: Path | None = None
@@ -112,6 +140,140 @@ def korean_font_path() -> Path:
 setup_korean_font()
 
 
+# ---------------------------------------------------------------------------------------
+# 대체 텍스트 (alt)
+# ---------------------------------------------------------------------------------------
+
+_ALT = "_attn_alt"  # 그림 전체의 대체 텍스트 (set_alt)
+_ALT_PARTS = "_attn_alt_parts"  # 남의 축(ax=...)에 그린 패널들의 요약 (set_alt가 없을 때 이어 붙임)
+_HANGUL = re.compile(r"[가-힣]")
+
+
+def set_alt(fig: Figure, text: str) -> Figure:
+    """그림에 한국어 대체 텍스트(alt)를 붙입니다. 노트북과 웹페이지에서 그림의 ``alt``가 됩니다.
+
+    글은 데이터에서 계산하세요 (``attn_lib.describe``의 함수들, 또는 f-문자열에 계산한 값).
+    IPython 안이면 ``Figure``의 PNG 표시 함수도 이 모듈의 것으로 맞춥니다(``install_alt_formatter``).
+
+    Args:
+        fig: matplotlib 그림.
+        text: "<무슨 그림인가>: <데이터 요약>" 꼴의 한국어 글.
+
+    Returns:
+        같은 ``fig`` (셀의 마지막 식으로 둘 수 있게).
+
+    Raises:
+        TypeError: ``fig``가 ``Figure``가 아니거나 ``text``가 문자열이 아닐 때.
+        ValueError: ``text``에 한글이 없을 때 (빈 글 포함).
+
+    Shape:
+        - 해당 없음 (그림에 글을 붙임)
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig는 matplotlib Figure여야 하는데 {describe(fig)}이(가) 들어왔습니다.")
+    if not isinstance(text, str):
+        raise TypeError(f"대체 텍스트는 str이어야 하는데 {describe(text)}이(가) 들어왔습니다.")
+    text = " ".join(text.split())
+    if not _HANGUL.search(text):
+        raise ValueError(f"대체 텍스트는 한국어 글이어야 하는데 {text!r}이(가) 들어왔습니다.")
+    setattr(fig, _ALT, text)
+    install_alt_formatter()
+    return fig
+
+
+def get_alt(fig: Figure) -> str | None:
+    """그림의 대체 텍스트 (``set_alt``로 붙인 글, 없으면 패널 요약을 이은 글, 그것도 없으면 ``None``).
+
+    Shape:
+        - 해당 없음
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig는 matplotlib Figure여야 하는데 {describe(fig)}이(가) 들어왔습니다.")
+    parts = getattr(fig, _ALT_PARTS, None)
+    return getattr(fig, _ALT, None) or (" ".join(parts) if parts else None)
+
+
+def _attach(fig: Figure, own_figure: bool, what: str, summary: str, title: str | None = None,
+            panel: str | None = None) -> None:
+    """그림 함수의 마지막 단계: 그림을 만들었으면 alt로, 남의 축에 그렸으면 패널 요약으로 붙입니다.
+
+    alt는 "<제목> — <무슨 그림인가>: <요약>", 패널 요약은 "[<제목 또는 panel>] <요약>"입니다.
+    """
+    if own_figure:
+        set_alt(fig, f"{plain_text(title)} — {what}: {summary}" if title else f"{what}: {summary}")
+    else:
+        label = plain_text(title) if title else (panel or what)
+        fig.__dict__.setdefault(_ALT_PARTS, []).append(f"[{label}] {summary}")
+        install_alt_formatter()
+
+
+def png_bytes(fig: Figure, *, dpi: float | None = None, bbox_inches: str | None = "tight") -> bytes:
+    """그림을 PNG 바이트로 바꾸고, 대체 텍스트를 PNG의 ``Description`` 글 묶음에 넣습니다.
+
+    한글은 Latin-1이 아니어서 Pillow가 UTF-8 글 묶음(iTXt)으로 씁니다. ``_ext/figure_alt.py``가 빌드할 때
+    이 글을 읽어 ``<img alt>``로 옮깁니다.
+
+    Args:
+        fig: 그림.
+        dpi: 해상도 (기본: 그림의 dpi).
+        bbox_inches: ``"tight"``면 IPython 인라인 표시처럼 여백을 잘라 냄, ``None``이면 그림 크기 그대로.
+
+    Returns:
+        PNG 바이트.
+
+    Shape:
+        - 해당 없음 (그림 -> 바이트)
+    """
+    alt = get_alt(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi or fig.dpi, bbox_inches=bbox_inches,
+                metadata={"Description": alt} if alt else None)
+    return buffer.getvalue()
+
+
+def _ipython_png(fig: Figure) -> str | tuple[str, dict] | None:
+    """IPython ``image/png`` 표시 함수: base64 PNG와, alt가 있으면 메타데이터 ``{"alt": ...}``.
+
+    인라인 백엔드의 기본 함수(``print_figure(fmt="png", bbox_inches="tight")``)와 같은 그림을 만듭니다.
+    IPython의 표시 함수는 ``(데이터, 메타데이터)`` 쌍을 돌려줄 수 있습니다.
+    """
+    if not fig.axes and not fig.lines:
+        return None  # 빈 그림은 보이지 않음 (IPython과 같음)
+    data = b2a_base64(png_bytes(fig), newline=False).decode("ascii")
+    alt = get_alt(fig)
+    return (data, {"alt": alt}) if alt else data
+
+
+def install_alt_formatter(shell: object | None = None) -> bool:
+    """IPython의 ``Figure`` PNG 표시 함수를 대체 텍스트를 싣는 함수로 바꿉니다 (여러 번 불러도 됨).
+
+    matplotlib 인라인 백엔드는 처음 그림을 만들 때 자기 표시 함수를 등록하므로, 그림 함수가 끝날 때마다
+    (``set_alt``) 다시 확인합니다. 셀 끝의 자동 표시(``flush_figures``가 부르는 ``display(fig)``)와
+    셀의 마지막 식(``fig``) 모두 이 함수를 거칩니다.
+
+    Args:
+        shell: IPython 셸 (기본: 지금 실행 중인 셸). IPython 밖이면 아무것도 하지 않습니다.
+
+    Returns:
+        등록했으면(또는 이미 되어 있으면) ``True``, IPython 밖이면 ``False``.
+
+    Shape:
+        - 해당 없음
+    """
+    if shell is None:
+        ipython = sys.modules.get("IPython")  # IPython을 새로 import하지 않음
+        shell = ipython.get_ipython() if ipython is not None else None
+        if shell is None:
+            return False
+    formatter = shell.display_formatter.formatters["image/png"]
+    if formatter.type_printers.get(Figure) is not _ipython_png:
+        formatter.for_type(Figure, _ipython_png)
+    return True
+
+
+install_alt_formatter()
+
+
 def _to_numpy(weights: Tensor | np.ndarray, name: str = "weights") -> np.ndarray:
     if isinstance(weights, Tensor):
         if not torch.is_floating_point(weights):
@@ -120,6 +282,14 @@ def _to_numpy(weights: Tensor | np.ndarray, name: str = "weights") -> np.ndarray
     if isinstance(weights, np.ndarray):
         return weights.astype(np.float32, copy=False)
     raise TypeError(f"{name}은(는) torch.Tensor 또는 numpy 배열이어야 하는데 {describe(weights)}이(가) 들어왔습니다.")
+
+
+def _check_cmap(cmap: str) -> str:
+    """히트맵 색지도가 ``SAFE_CMAPS``(또는 그 ``_r``)인지 확인합니다."""
+    if not isinstance(cmap, str) or cmap.removesuffix("_r") not in SAFE_CMAPS:
+        raise ValueError(f"히트맵 색지도는 {', '.join(SAFE_CMAPS)} 중 하나여야 하는데 {cmap!r}이(가) 들어왔습니다. "
+                         "무지개 색지도(jet, rainbow 등)는 밝기가 오르내려 색각 이상이 있으면 읽을 수 없습니다.")
+    return cmap
 
 
 def _labels(labels: Sequence[str] | None, n: int, name: str) -> list[str]:
@@ -155,15 +325,19 @@ def plot_head_heatmaps(
         ncols: 한 줄에 놓을 헤드 수 (기본 ``min(H, 4)``).
         annotate: 칸마다 값을 적을지 (칸이 많으면 느리고 읽기 어려움).
         head_names: 헤드별 제목 (기본 "헤드 0", "헤드 1", ...).
-        cmap: 색지도 (기본 viridis).
+        cmap: 색지도 (기본 viridis; ``SAFE_CMAPS`` 중 하나).
         vmax: 색 범위의 최댓값.
 
     Returns:
-        matplotlib ``Figure``.
+        matplotlib ``Figure``. 대체 텍스트(``get_alt``)에 헤드마다 ``describe_heads``의 요약이 있습니다.
+
+    Raises:
+        ValueError: 모양이나 이름 개수가 틀렸을 때, 색지도가 ``SAFE_CMAPS``가 아닐 때.
 
     Shape:
         - weights: ``(H, L, S)`` 또는 ``(L, S)``
     """
+    _check_cmap(cmap)
     w = _to_numpy(weights)
     if w.ndim == 2:
         w = w[None]  # (L, S) -> (1, L, S)
@@ -204,6 +378,10 @@ def plot_head_heatmaps(
     fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치")
     if title:
         fig.suptitle(title)
+    kind = f"헤드별 어텐션 가중치 히트맵 {H}개" if H > 1 else "어텐션 가중치 히트맵"
+    lines = describe_heads(w, qlab if query_labels is not None else None, klab if key_labels is not None else None,
+                           head_names=names)
+    _attach(fig, True, f"{kind}(행 = 쿼리 {L}개, 열 = 키 {S}개, 밝을수록 큰 가중치)", "; ".join(lines), title)
     return fig
 
 
@@ -242,6 +420,7 @@ def plot_saturation_histogram(
     for name, w in series.items():
         if not isinstance(w, Tensor) or not torch.is_floating_point(w) or w.dim() < 2:
             raise TypeError(f"시리즈 {name!r}은(는) (..., L, S) 실수 텐서여야 하는데 {describe(w)}이(가) 들어왔습니다.")
+    own_figure = ax is None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
         plt.close(fig)
@@ -262,6 +441,10 @@ def plot_saturation_histogram(
     ax.legend(loc="upper center", fontsize=8, framealpha=0.9)
     if title:
         ax.set_title(title)
+    summary = "; ".join(f"'{name}' {describe_saturation(w.detach(), threshold)}" if name
+                        else describe_saturation(w.detach(), threshold) for name, w in series.items())
+    kind = "어텐션 가중치 히스토그램" + (f" {len(series)}개 겹침" if not single else "")
+    _attach(fig, own_figure, f"{kind}(가로축 = 가중치 0~1, 세로축 = 개수)", summary, title, "히스토그램")
     return fig
 
 
@@ -355,6 +538,7 @@ def plot_curves(
         raise ValueError(f"series는 비어 있지 않은 사전(이름 -> 값)이어야 하는데 {describe(series)}이(가) 들어왔습니다.")
     curves = {str(k): _as_curve(v, len(xs), f"series[{k!r}]") for k, v in series.items()}
     refs = {str(k): _as_curve(v, len(xs), f"reference[{k!r}]") for k, v in (reference or {}).items()}
+    own_figure = ax is None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
         plt.close(fig)  # pyplot 자동 표시에서 빼기
@@ -381,6 +565,12 @@ def plot_curves(
         ax.legend(fontsize=8, framealpha=0.9)
     if title:
         ax.set_title(title)
+    # 상수 하나로 받은 참고선은 "상수"로 적음
+    given = {str(k): v for k, v in (reference or {}).items()}
+    constants = {k: v[0] if np.ndim(given[k]) == 0 else v for k, v in refs.items()}
+    summary = describe_curves(xs, curves, constants)
+    _attach(fig, own_figure, f"선 그래프(가로축 {plain_text(xlabel)}, 세로축 {plain_text(ylabel)})", summary, title,
+            plain_text(ylabel))
     return fig
 
 
@@ -441,6 +631,8 @@ def plot_metric_panels(
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9, frameon=False)
     if title:
         fig.suptitle(title)
+    _attach(fig, True, f"지표 그래프 {len(panels)}개(가로축 {plain_text(xlabel)})", " ".join(getattr(fig, _ALT_PARTS)),
+            title)
     return fig
 
 
@@ -500,6 +692,8 @@ def plot_saturation_grid(
         ax.set_axis_off()
     if title:
         fig.suptitle(title)
+    _attach(fig, True, f"포화 히스토그램 {len(panels)}개(가로축 = 가중치 0~1, 세로축 = 개수)",
+            " ".join(getattr(fig, _ALT_PARTS)), title)
     return fig
 
 
@@ -620,6 +814,12 @@ def plot_mask(
     fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=9, frameon=False)
     if title:
         fig.suptitle(title)
+    summaries = [describe_mask(torch.from_numpy(m[p]), None, klab[p] if key_labels is not None else None)
+                 for p in range(P)]
+    summary = "; ".join(f"{names[p]}: {s}" if names[p] else s for p, s in enumerate(summaries))
+    kind = f"마스크 그림 {P}개" if P > 1 else "마스크 그림"
+    rows = f"쿼리 {Lm}개" if Lm > 1 else "모든 쿼리(한 줄)"
+    _attach(fig, True, f"{kind}(행 = {rows}, 열 = 키 {S}개, 파랑 = 참여 가능, 회색 = 차단)", summary, title)
     return fig
 
 
@@ -649,16 +849,17 @@ def plot_batch_heatmaps(
         title: 그림 전체 제목.
         panel_titles: 패널별 제목 (기본 "문장 0", "문장 1", ...).
         annotate: 참여 가능한 칸마다 값을 적을지.
-        cmap: 색지도 (기본 viridis).
+        cmap: 색지도 (기본 viridis; ``SAFE_CMAPS`` 중 하나).
         vmax: 색 범위의 최댓값.
 
     Returns:
-        matplotlib ``Figure``.
+        matplotlib ``Figure``. 대체 텍스트에 문장마다 ``describe_head``의 요약이 있습니다.
 
     Shape:
         - weights: ``(B, L, S)``, ``(B, 1, L, S)`` 또는 ``(L, S)``
         - mask: ``(L, S)``, ``(B, 1, 1, S)``, ``(B, 1, L, S)`` 등 ``(B, L, S)``로 브로드캐스트되는 모양
     """
+    _check_cmap(cmap)
     w = _to_numpy(_as_panels(weights, "weights") if isinstance(weights, Tensor) else weights)
     if w.ndim != 3:
         raise ValueError(f"weights는 (B, L, S) 모양이어야 하는데 shape={w.shape}입니다.")
@@ -697,6 +898,10 @@ def plot_batch_heatmaps(
         fig.legend(handles=[hatch], loc="outside lower center", fontsize=9, frameon=False)
     if title:
         fig.suptitle(title)
+    summary = "; ".join(f"{names[p]}: {describe_head(w[p], qlab[p] if query_labels is not None else None, klab[p] if key_labels is not None else None)}"
+                        for p in range(P))
+    hatched = f", 빗금 = 차단된 칸 {int(blocked.sum())}개" if mask is not None else ""
+    _attach(fig, True, f"문장별 어텐션 가중치 히트맵 {P}개(행 = 쿼리 {L}개, 열 = 키 {S}개{hatched})", summary, title)
     return fig
 
 
@@ -789,4 +994,7 @@ def plot_head_accuracy(
         ax.legend(fontsize=8, framealpha=0.9)
     if title:
         ax.set_title(title)
+    summary = describe_accuracy(rows, {CEILING_LABELS.get(n, n): v for n, v in lines.items()})
+    _attach(fig, own_figure, "헤드 수별 평가 정확도(점 = 시드, 가로 막대 = 평균, 점선 = 정보 한계)", summary, title,
+            "정확도")
     return fig

@@ -17,11 +17,18 @@ Altair에 든 Vega-Lite 스키마로 검사합니다. (Altair의 차트 API로�
 주소에서 계산합니다(페이지마다 깊이가 달라서).
 ipywidgets가 있는 페이지에는 require.js가 있고, vega의 UMD 번들은 ``define.amd``가 있으면 AMD
 모듈로 등록되므로 그런 페이지에서는 require.js로, 다른 페이지에서는 script 태그로 불러옵니다.
+
+글 요약: 그림 아래의 ``.attn-explorer-summary``(``aria-live="polite"``)에 헤드마다 한 줄씩
+``describe.describe_heads``의 글이 보이고, 조작기를 바꾸면 바뀝니다. 글은 빌드할 때 격자점마다 파이썬이
+계산해 명세의 ``usermeta.attnSummary``에 넣어 둡니다(``summary_table``). 헤드가 포개져 있으므로 헤드 ``h``의
+줄은 헤드 수와 상관없이 ``(d_k, 마스크, 스케일링)``마다 하나이고, 같은 줄은 한 번만 저장합니다. 그림의
+캔버스는 ``role="img"``이고, ``aria-label``이 지금 설정을 말하며 ``aria-describedby``가 요약을 가리킵니다.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from collections.abc import Sequence
 
@@ -34,6 +41,7 @@ from .explorer_model import (
     ExplorerModel,
     padded_length,
 )
+from .describe import describe_heads
 
 __all__ = [
     "STATIC_MAX_TOKENS",
@@ -43,6 +51,10 @@ __all__ = [
     "param_names",
     "explorer_spec",
     "explorer_html",
+    "summary_key",
+    "summary_table",
+    "summary_caption",
+    "summary_html",
 ]
 
 #: 정적 탐색기 문장의 최대 토큰 수 (페이지당 데이터 예산 500 KB 안에 들도록)
@@ -85,6 +97,72 @@ def static_grid(tokens: Sequence[str], seed: int) -> dict:
     return {"tokens": padded, "n": n, "P": P, "seed": seed, "rows": rows}
 
 
+def summary_key(d_k: int, mask: str, scaled: bool) -> str:
+    """요약 표의 열쇠 ``"<d_k>|<마스크>|<1 또는 0>"`` (브라우저의 불러오기 스크립트도 같은 꼴로 만듭니다).
+
+    Shape:
+        - 해당 없음 (글)
+    """
+    return f"{d_k}|{mask}|{int(bool(scaled))}"
+
+
+def summary_caption(d_k: int, num_heads: int, mask: str, scaled: bool) -> str:
+    """요약 목록 위의 제목: 지금 설정을 말합니다.
+
+    Shape:
+        - 해당 없음 (글)
+    """
+    return (f"헤드별 요약 (d_k = {d_k}, 헤드 {num_heads}개, 마스크 {MASK_LABELS[mask]}, "
+            f"스케일링 {'켬' if scaled else '끔'})")
+
+
+def summary_html(caption: str, lines: Sequence[str], *, element_id: str | None = None, state: str = "") -> str:
+    """글 요약 HTML: 제목 한 줄과 헤드마다 ``<li>`` 하나, ``aria-live="polite"``로 바뀌면 화면 낭독기가 읽음.
+
+    정적 탐색기와 살아 있는 탐색기(``widgets.AttentionExplorer``)가 같은 모양을 씁니다.
+
+    Shape:
+        - lines: 길이 ``H``
+    """
+    attrs = (f' id="{html.escape(element_id)}"' if element_id else "") + (f' data-key="{html.escape(state)}"' if state else "")
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return (f'<div class="attn-explorer-summary"{attrs} aria-live="polite">'
+            f'<p class="attn-explorer-summary-caption">{html.escape(caption)}</p>'
+            f'<ul class="attn-explorer-summary-list">{items}</ul></div>')
+
+
+def summary_table(tokens: Sequence[str], seed: int) -> dict:
+    """격자점마다 ``describe_heads``의 줄: ``{"lines": [...], "index": {열쇠: [줄 번호 x MAX_HEADS]}}``.
+
+    헤드 ``h``의 줄은 ``lines[index[summary_key(d_k, mask, scaled)][h]]``이고, 헤드 수 ``k``를 고르면 앞의
+    ``k``줄이 ``describe_heads(가중치, 보이는 토큰, 보이는 토큰)``과 같습니다(보이는 토큰: 패딩 마스크면
+    ``[PAD]``까지). 같은 줄은 ``lines``에 한 번만 있습니다.
+
+    Args:
+        tokens: 실제 토큰 (``[PAD]`` 없음).
+        seed: 탐색기 모델의 시드.
+
+    Returns:
+        JSON으로 바꿀 수 있는 사전.
+
+    Shape:
+        - index의 각 값: 길이 ``MAX_HEADS``
+    """
+    tokens = list(tokens)
+    padded = tokens + [PAD_TOKEN] * (padded_length(len(tokens)) - len(tokens))
+    model = ExplorerModel(seed)
+    lines: dict[str, int] = {}
+    index = {}
+    for d_k in DK_CHOICES:
+        for mask in MASKS:
+            shown = padded if "padding" in mask else tokens
+            for scaled in (True, False):
+                weights, *_ = model.weights(shown, d_k=d_k, num_heads=MAX_HEADS, mask=mask, scaled=scaled)
+                rows = describe_heads(weights, shown, shown)
+                index[summary_key(d_k, mask, scaled)] = [lines.setdefault(line, len(lines)) for line in rows]
+    return {"lines": list(lines), "index": index}
+
+
 def _static_heads(num_heads: int) -> int:
     """정적 탐색기 선택지 중 ``num_heads`` 이하인 가장 큰 값."""
     return max(h for h in STATIC_HEADS if h <= max(1, num_heads))
@@ -119,6 +197,8 @@ def explorer_spec(
 
     Returns:
         Vega-Lite 6 명세. ``$schema``는 넣지 않습니다(외부 주소가 페이지에 남지 않도록).
+        ``grid``에 ``"summary"``(``summary_table``)가 있으면 ``usermeta.attnSummary``로 넣습니다
+        (Vega-Lite가 쓰지 않고 그대로 두는 자리; 불러오기 스크립트가 글 요약에 씀).
 
     Shape:
         - 히트맵 칸: 헤드마다 ``(L, S)``, 패딩 마스크면 ``L = S = P``, 아니면 ``L = S = n``
@@ -212,7 +292,7 @@ def explorer_spec(
             },
         ],
     }
-    return {
+    spec = {
         "data": {"values": grid["rows"]},
         "params": params,
         "transform": transform,
@@ -220,6 +300,9 @@ def explorer_spec(
         "spacing": 16,
         "config": {"font": "sans-serif", "view": {"stroke": None}},
     }
+    if "summary" in grid:
+        spec["usermeta"] = {"attnSummary": grid["summary"]}
+    return spec
 
 
 # 페이지에 넣는 불러오기 스크립트. 한 페이지의 여러 탐색기가 vega를 한 번만 불러오도록
@@ -231,6 +314,7 @@ _LOADER_JS = """
   var id = %(id)s;
   var root = document.getElementById(id);
   var status = root.querySelector(".attn-explorer-status");
+  var summaryBox = root.querySelector(".attn-explorer-summary");
   function vendorBase() {
     var s = document.querySelector('script[src*="js/offline-setup.js"]');
     return s ? new URL("../vendor/vega/", s.src).href : null;
@@ -259,6 +343,44 @@ _LOADER_JS = """
     });
     return window.__attnVega;
   }
+  // 글 요약: 조작기(신호)가 바뀌면 빌드 때 계산해 둔 describe_heads 줄로 목록을 바꿉니다.
+  function watchSummary(view) {
+    var meta = JSON.parse(document.getElementById(id + "-meta").textContent);
+    var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
+    var table = spec.usermeta && spec.usermeta.attnSummary;
+    var names = meta.params;
+    if (!table || !summaryBox) { return; }
+    function update() {
+      var dk = view.signal(names.dk), heads = Number(view.signal(names.heads));
+      var mask = view.signal(names.mask), scaled = view.signal(names.scaled);
+      var key = dk + "|" + mask + "|" + (scaled ? 1 : 0);
+      var rows = table.index[key];
+      if (!rows) { return; }
+      var list = summaryBox.querySelector(".attn-explorer-summary-list");
+      var items = rows.slice(0, heads).map(function (i) {
+        var li = document.createElement("li");
+        li.textContent = table.lines[i];
+        return li;
+      });
+      list.replaceChildren.apply(list, items);
+      // summary_caption()과 같은 글
+      var caption = "헤드별 요약 (d_k = " + dk + ", 헤드 " + heads + "개, 마스크 " + meta.mask_labels[mask]
+        + ", 스케일링 " + (scaled ? "켬" : "끔") + ")";
+      summaryBox.querySelector(".attn-explorer-summary-caption").textContent = caption;
+      summaryBox.setAttribute("data-key", key + "|" + heads);
+      var canvas = root.querySelector(".attn-explorer-view canvas");
+      if (canvas) {
+        canvas.setAttribute("role", "img");
+        canvas.setAttribute("aria-label", "어텐션 가중치 히트맵 " + heads + "개와 포화 히스토그램 "
+          + caption.replace(/^헤드별 요약 /, ""));
+        canvas.setAttribute("aria-describedby", summaryBox.id);
+      }
+    }
+    [names.dk, names.heads, names.mask, names.scaled].forEach(function (n) {
+      view.addSignalListener(n, function () { update(); });
+    });
+    update();
+  }
   loadVega().then(function (vegaEmbed) {
     var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
     if (root.clientWidth < 560) {  // 휴대폰: 두 열씩, 색 막대는 아래로, 히스토그램은 좁게
@@ -273,6 +395,7 @@ _LOADER_JS = """
   }).then(function (result) {
     window.__attnExplorers = window.__attnExplorers || {};
     window.__attnExplorers[id] = result.view;
+    watchSummary(result.view);
     status.textContent = "";
     root.setAttribute("data-ready", "true");
   }).catch(function (err) {
@@ -288,6 +411,9 @@ _STYLE = """
 .attn-explorer-controls .vega-bind-name { font-weight: 600; margin-right: 0.3rem; }
 .attn-explorer-controls .vega-bind-radio label { margin-right: 0.5rem; }
 .attn-explorer-status { color: #555; font-size: 0.9rem; }
+.attn-explorer-summary { font-size: 0.9rem; margin-top: 0.4rem; }
+.attn-explorer-summary-caption { font-weight: 600; margin: 0 0 0.2rem; }
+.attn-explorer-summary-list { margin: 0; padding-left: 1.2rem; }
 """
 
 
@@ -316,13 +442,14 @@ def explorer_html(
         노트북 출력의 ``text/html``에 넣을 문자열.
 
     Shape:
-        - 해당 없음 (HTML 문자열; 데이터 크기는 토큰 8개일 때 약 160 KB)
+        - 해당 없음 (HTML 문자열; 명세 크기는 토큰 8개일 때 약 320 KB: 점수 약 160 KB, 글 요약 약 160 KB)
     """
     tokens = list(tokens)
     if len(tokens) > STATIC_MAX_TOKENS:
         return (f'<p class="attn-explorer-note">정적 웹페이지의 탐색기는 토큰 {STATIC_MAX_TOKENS}개까지 '
                 f"보여 줍니다 (지금 {len(tokens)}개). 노트북에서 실행하면 조작기가 움직입니다.</p>")
     grid = static_grid(tokens, seed)
+    grid["summary"] = summary_table(tokens, seed)
     # 같은 입력이면 같은 HTML (빌드 재현성). 한 커널에서 같은 탐색기를 또 보여도 id가 겹치지 않게 번호를 섞음.
     _html_count[0] += 1
     settings = [tokens, seed, d_k, num_heads, mask, bool(scaled), _html_count[0]]
@@ -331,14 +458,22 @@ def explorer_html(
     spec = explorer_spec(grid, d_k=d_k, num_heads=num_heads, mask=mask, scaled=scaled, key=key)
     meta = {"tokens": tokens, "seed": seed, "n": grid["n"], "P": grid["P"], "params": param_names(key),
             "dk_choices": list(DK_CHOICES), "heads_choices": list(STATIC_HEADS), "masks": list(MASKS),
-            "max_heads": MAX_HEADS, "data_bytes": len(_script_json(spec).encode("utf-8"))}
+            "max_heads": MAX_HEADS, "mask_labels": MASK_LABELS,
+            "data_bytes": len(_script_json(spec).encode("utf-8"))}
     loader = _LOADER_JS % {"id": json.dumps(uid)}
+    heads = _static_heads(num_heads)
+    table = grid["summary"]
+    state = summary_key(d_k, mask, scaled)
+    lines = [table["lines"][i] for i in table["index"][state][:heads]]
+    summary = summary_html(summary_caption(d_k, heads, mask, scaled), lines, element_id=f"{uid}-summary",
+                           state=f"{state}|{heads}")
     return (
         f"<style>{_STYLE}</style>\n"
         f'<div class="attn-explorer" id="{uid}" lang="ko">\n'
         f'<div class="attn-explorer-controls"></div>\n'
         f'<p class="attn-explorer-status">정적 탐색기를 불러오는 중입니다. 자바스크립트가 필요합니다.</p>\n'
         f'<div class="attn-explorer-view"></div>\n'
+        f"{summary}\n"
         f"</div>\n"
         f'<script type="application/json" id="{uid}-spec">{_script_json(spec)}</script>\n'
         f'<script type="application/json" id="{uid}-meta" class="attn-explorer-meta">{_script_json(meta)}</script>\n'

@@ -1,7 +1,9 @@
 """ipywidgets 연결부: 노트북과 정적 사이트 모두에서 움직이는 위젯.
 
-``head_tabs``는 헤드마다 탭 하나에 히트맵 그림(PNG)을 담습니다. 그림이 위젯 상태에
-저장되므로, 커널이 없는 정적 웹사이트에서도 탭을 눌러 헤드를 바꿔 볼 수 있습니다.
+``head_tabs``는 헤드마다 탭 하나에 히트맵 그림(PNG)과 그 헤드의 글 요약을 담습니다. 그림이 위젯
+상태에 저장되므로, 커널이 없는 정적 웹사이트에서도 탭을 눌러 헤드를 바꿔 볼 수 있습니다.
+ipywidgets의 ``Image``에는 대체 텍스트(alt)가 없어서, 탭마다 ``HTML`` 위젯 하나에
+``<img alt="...">``(PNG는 data URI)와 보이는 요약(``<figcaption>``)을 함께 넣습니다.
 
 ``AttentionExplorer``는 조작기로 d_k, 헤드 수, 마스크, 스케일링을 바꾸며 헤드별 히트맵과 포화
 히스토그램을 다시 그리는 탐색기입니다. 커널이 있어야 다시 계산하므로, 웹사이트에서는 같은 출력에
@@ -10,8 +12,8 @@
 
 from __future__ import annotations
 
+import base64
 import html
-import io
 import struct
 import zlib
 from collections import OrderedDict
@@ -37,22 +39,30 @@ from .explorer_model import (
     parse_tokens,
     single_thread,
 )
+from .describe import describe_heads
 from .metrics import attention_entropy, saturation
-from .plots import HEATMAP_CMAP, PALETTE, plot_head_heatmaps
-from .static_explorer import explorer_html
+from .plots import HEATMAP_CMAP, PALETTE, get_alt, plot_head_heatmaps, png_bytes
+from .static_explorer import explorer_html, summary_caption, summary_html
 
 __all__ = ["head_tabs", "figure_png", "AttentionExplorer"]
 
 
-def figure_png(fig, *, dpi: int = 100) -> bytes:
-    """그림을 PNG 바이트로 바꿉니다.
+def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
+    """그림을 PNG 바이트로 바꿉니다 (그림의 대체 텍스트가 있으면 PNG의 ``Description``에 넣음).
 
     Shape:
         - 해당 없음 (그림 -> 바이트)
     """
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
+    return png_bytes(fig, dpi=dpi, bbox_inches=None)
+
+
+#: head_tabs 탭 하나의 HTML: 그림(대체 텍스트 포함)과 보이는 요약 한 줄
+_HEAD_TAB_HTML = (
+    '<figure class="attn-head-tab" style="margin:0">'
+    '<img src="data:image/png;base64,{png}" alt="{alt}" style="max-width:100%;height:auto">'
+    '<figcaption class="attn-head-summary" style="margin-top:0.3em;white-space:normal;line-height:1.5">'
+    "{summary}</figcaption></figure>"
+)
 
 
 def head_tabs(
@@ -71,18 +81,23 @@ def head_tabs(
         dpi: 그림 해상도.
 
     Returns:
-        ``ipywidgets.Tab`` (탭 제목 "헤드 0", "헤드 1", ...).
+        ``ipywidgets.Tab`` (탭 제목 "헤드 0", "헤드 1", ...). 탭마다 ``ipywidgets.HTML`` 하나:
+        ``<img alt>``의 대체 텍스트는 그 헤드 그림의 ``get_alt``, 그림 아래의 ``<figcaption>``은
+        ``describe_heads``의 그 헤드 줄("헤드 2: 대부분의 쿼리(...)가 이전 토큰에 집중 (...)")입니다.
 
     Shape:
         - weights: ``(H, L, S)``
     """
     if getattr(weights, "ndim", 0) != 3:
         raise ValueError(f"weights는 (H, L, S)여야 하는데 shape={tuple(getattr(weights, 'shape', ()))}입니다.")
+    summaries = describe_heads(weights, query_labels, key_labels)
     children = []
     for h in range(weights.shape[0]):
         fig = plot_head_heatmaps(weights[h], query_labels, key_labels, head_names=[f"헤드 {h}"])
-        children.append(widgets.Image(value=figure_png(fig, dpi=dpi), format="png",
-                                      layout=widgets.Layout(max_width="100%", height="auto")))
+        png = base64.b64encode(figure_png(fig, dpi=dpi)).decode("ascii")
+        children.append(widgets.HTML(
+            _HEAD_TAB_HTML.format(png=png, alt=html.escape(get_alt(fig)), summary=html.escape(summaries[h])),
+            layout=widgets.Layout(max_width="100%")))
     tabs = widgets.Tab(children=children)
     tabs.titles = tuple(f"헤드 {h}" for h in range(len(children)))
     return tabs
@@ -228,7 +243,8 @@ class AttentionExplorer:
     잘못된 값(토큰 17개, 빈 문장 등)은 예외 대신 위젯에 한국어 안내를 띄우고 마지막 그림을 그대로 둡니다.
 
     노트북에서 이 객체를 셀의 마지막 식으로 두면 살아 있는 위젯이 보이고, 빌드된 웹사이트에서는
-    같은 출력에 담긴 커널 없는 정적 탐색기(Vega-Lite, ``static_explorer``)가 보입니다.
+    같은 출력에 담긴 커널 없는 정적 탐색기(Vega-Lite, ``static_explorer``)가 보입니다. 그림 아래에는
+    헤드마다 한 줄씩 글 요약(``summary``, ``describe_heads``)이 보이고 그림과 함께 바뀝니다.
 
     Args:
         tokens: 문장(공백으로 나눔) 또는 토큰 목록, 16개까지. 정적 탐색기는 8개까지.
@@ -242,6 +258,7 @@ class AttentionExplorer:
     Shape:
         - weights: ``(H, L, S)`` (패딩 마스크면 ``L = S = P``, [PAD] 포함)
         - query, key: ``(H, L, Dh)``, ``(H, S, Dh)``
+        - summary: 길이 ``H``인 글 목록
     """
 
     def __init__(
@@ -280,6 +297,8 @@ class AttentionExplorer:
         for control in self.controls.values():
             control.observe(self._on_control, names="value")
         self._message = widgets.HTML("")
+        # 그림 아래의 글 요약 (헤드마다 describe_heads 한 줄, 정적 탐색기와 같은 모양)
+        self._summary = widgets.HTML("", layout=widgets.Layout(max_width="100%"))
         # align_self: VBox(세로 flex)가 그림을 칸 너비로 늘려 흐리게 만들지 않도록 원래 크기로
         self._image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto",
                                                                          align_self="flex-start"))
@@ -287,7 +306,7 @@ class AttentionExplorer:
         self.widget = widgets.VBox([
             widgets.HBox([c["tokens"], c["seed"]]),
             widgets.HBox([c["d_k"], c["num_heads"], c["scaled"]]),
-            c["mask"], self._message, self._image,
+            c["mask"], self._message, self._image, self._summary,
         ])
         self._redraw()
 
@@ -361,6 +380,9 @@ class AttentionExplorer:
             share, entropy = float(saturation(weights)), float(attention_entropy(weights).mean())
         stats = f"포화 행 {share:.0%}, 평균 엔트로피 {entropy:.2f} nat"
         self._image.value = self._figure(s["num_heads"], tokens).render(w, counts, stats)
+        self.summary = describe_heads(w, tokens, tokens)
+        self._summary.value = summary_html(summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"]),
+                                           self.summary)
 
     def _figure(self, num_heads: int, tokens: list[str]) -> _ExplorerFigure:
         key = (num_heads, tuple(tokens))

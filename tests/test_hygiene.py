@@ -81,7 +81,7 @@ def test_every_reshape_line_has_a_shape_comment(path):
     assert not missing, f"{path.name}: 모양 주석 '# (..) -> (..)'이 없는 줄 {missing}"
 
 
-# 모듈 층: 아래층만 import (widgets -> plots -> 실험 -> metrics -> attention/masks -> _checks).
+# 모듈 층: 아래층만 import (widgets -> plots -> 실험·그림 요약 -> metrics -> attention/masks -> _checks).
 # 층 3 이하(수학·실험)는 matplotlib/ipywidgets를 import하지 않습니다.
 MATH_TOP = 3
 LAYERS = {
@@ -89,6 +89,7 @@ LAYERS = {
     "attention": 1, "masks": 1,
     "metrics": 2,
     "toy": 3, "seq2seq": 3, "scaling": 3, "exercises": 3, "explorer_model": 3,  # 작은 실험과 채점기
+    "describe": 3,  # 그림 요약(대체 텍스트): 데이터 -> 한국어 글, matplotlib 없음
     "plots": 4, "static_explorer": 4,
     "widgets": 5,
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import base64
 import re
 from pathlib import Path
 
@@ -95,11 +96,19 @@ def test_saturation_histogram_reports_metrics_and_renders_hangul():
     render_without_warnings(fig)
 
 
+def tab_png(child) -> bytes:
+    """head_tabs 탭 하나(HTML 위젯)의 <img src="data:image/png;base64,...">에서 PNG 바이트."""
+    match = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', child.value)
+    assert match, f"탭에 PNG 그림이 없습니다: {child.value[:200]}"
+    return base64.b64decode(match.group(1))
+
+
 def test_head_tabs_widget_has_one_png_per_head():
     tabs = head_tabs(sample_weights(), TOKENS, TOKENS)
     assert len(tabs.children) == 3 and tabs.titles == ("헤드 0", "헤드 1", "헤드 2")
-    assert all(child.value[:8] == b"\x89PNG\r\n\x1a\n" for child in tabs.children)
-    assert len({child.value for child in tabs.children}) == 3
+    pngs = [tab_png(child) for child in tabs.children]
+    assert all(png[:8] == b"\x89PNG\r\n\x1a\n" for png in pngs)
+    assert len(set(pngs)) == 3
 
 
 def test_figures_are_not_left_open_in_pyplot():
