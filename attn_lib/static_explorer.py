@@ -381,6 +381,18 @@ _LOADER_JS = """
     });
     update();
   }
+  // vega-embed 는 라디오 묶음 앞에 이름(span)만 두고 묶음과 잇지 않습니다. 화면 낭독기가 "헤드 수",
+  // "마스크" 묶음으로 읽도록 role="radiogroup" 과 aria-labelledby 를 답니다.
+  function labelRadioGroups() {
+    root.querySelectorAll(".attn-explorer-controls .vega-bind").forEach(function (bind, i) {
+      var group = bind.querySelector(".vega-bind-radio");
+      var name = bind.querySelector(".vega-bind-name");
+      if (!group || !name) { return; }
+      name.id = name.id || id + "-control-" + i;
+      group.setAttribute("role", "radiogroup");
+      group.setAttribute("aria-labelledby", name.id);
+    });
+  }
   loadVega().then(function (vegaEmbed) {
     var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
     if (root.clientWidth < 560) {  // 휴대폰: 두 열씩, 색 막대는 아래로, 히스토그램은 좁게
@@ -395,6 +407,7 @@ _LOADER_JS = """
   }).then(function (result) {
     window.__attnExplorers = window.__attnExplorers || {};
     window.__attnExplorers[id] = result.view;
+    labelRadioGroups();
     watchSummary(result.view);
     status.textContent = "";
     root.setAttribute("data-ready", "true");

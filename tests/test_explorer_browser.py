@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
+from attn_lib.describe import describe_heads
 from attn_lib.explorer_model import PAD_TOKEN, ExplorerModel
 from attn_lib.metrics import attention_entropy, saturation
 from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames, unexpected_messages
@@ -108,10 +109,16 @@ def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs
     return probe, metas
 
 
-def expected(meta: dict, model: ExplorerModel, pt: dict):
+def tokens_for(meta: dict, mask: str) -> list[str]:
+    """탐색기가 보여 주는 토큰: 패딩 마스크면 ``[PAD]`` 를 ``P`` 개까지 붙입니다."""
     tokens = list(meta["tokens"])
-    if "padding" in pt["mask"]:
+    if "padding" in mask:
         tokens += [PAD_TOKEN] * (meta["P"] - len(tokens))
+    return tokens
+
+
+def expected(meta: dict, model: ExplorerModel, pt: dict):
+    tokens = tokens_for(meta, pt["mask"])
     weights, *_ = model.weights(tokens, d_k=pt["dk"], num_heads=pt["heads"], mask=pt["mask"], scaled=pt["scaled"])
     return weights
 
@@ -305,7 +312,7 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
     - 마스크: 고른 라디오에 초점을 두고 → 키 (키보드), 그리고 '패딩' 라벨 클릭
     - 스케일링: 체크박스 클릭, 그다음 Space 키 (키보드)
     매번 조작기의 DOM 상태가 의도한 값인지, 그림이 바뀌었는지, 그려진 가중치가 attn_lib 과 같은지
-    (atol 1e-3) 확인하고, 입력에서 다음 화면까지의 시간을 잽니다 (벤치마크, 단정하지 않음).
+    (atol 1e-3), 그림 아래 글 요약이 ``describe_heads`` 와 같은지 확인하고, 입력에서 다음 화면까지의 시간을 잽니다 (벤치마크, 단정하지 않음).
     """
     timings: dict[str, list[float]] = {}
     steps_checked = 0
@@ -317,6 +324,10 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
             root = page.locator(f"#{eid}")
             root.scroll_into_view_if_needed()
             model = ExplorerModel(meta["seed"])
+            # 라디오 묶음은 화면 낭독기에 이름 있는 묶음이어야 합니다 (role=radiogroup + 한국어 이름)
+            groups = root.locator("[role=radiogroup]").evaluate_all(
+                "els => els.map(g => document.getElementById(g.getAttribute('aria-labelledby')).textContent.trim())")
+            assert groups == ["헤드 수", "마스크"], f"{docname}: 라디오 묶음 이름 {groups}"
             state = root.evaluate(CONTROL_STATE_JS)
             previous = page.evaluate("(id) => window.__attnSettle(id)", eid)
             mask_order = list(meta["masks"])
@@ -333,6 +344,10 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
                 np.testing.assert_allclose(got, weights.numpy(), atol=1e-3, err_msg=f"{docname} {eid} {name} {now}")
                 assert sorted(drawn["cells"]) != sorted(previous["cells"]), f"{docname} {name}: 그림이 그대로입니다"
                 assert drawn["ms"] is not None, f"{docname} {name}: 입력 이벤트가 일어나지 않았습니다"
+                # 그림 아래 글 요약(aria-live)도 같은 상태의 describe_heads 와 같아야 합니다
+                lines = root.locator(f"#{eid}-summary li").all_text_contents()
+                shown = tokens_for(meta, now["mask"])
+                assert lines == describe_heads(weights, shown, shown), f"{docname} {name}: 글 요약이 그림과 다릅니다"
                 timings.setdefault(name, []).append(drawn["ms"])
                 previous = drawn
                 steps_checked += 1
