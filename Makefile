@@ -47,6 +47,13 @@ ASSETS_STAMP := $(VENDOR)/.stamp-assets
 
 MATHJAX := $(NODE_MODULES)/mathjax/es5
 HTML_MANAGER := $(NODE_MODULES)/@jupyter-widgets/html-manager/dist
+NODE ?= node
+# Live Code(thebe)를 사이트에서 직접 내보냅니다 (thebe is served by the site, not by a CDN).
+# `npm install thebe` 는 @jupyterlab 의존성이 없어 실패하므로, 패키지 파일만 `npm pack` 으로 받고
+# 레지스트리가 밝힌 무결성 값(sha512)과 맞춰 봅니다. 버전을 올리면 둘을 함께 바꾸세요:
+#   npm view thebe@<버전> dist.integrity
+THEBE_VERSION := 0.9.2
+THEBE_INTEGRITY := sha512-qjUpg33VY4CT2hKl+N+FiglTJPfmlA/lQdsJofK2WPAvkiM/l7zTG6MtXNj/pA5YGk11Opcax9EGuBXIz3T1JQ==
 
 # 노트북 커널과 하위 명령이 venv 의 도구를 쓰도록 (kernel and tools come from the venv)
 export PATH := $(abspath $(VENV))/bin:$(PATH)
@@ -151,6 +158,24 @@ $(ASSETS_STAMP): $(NODE_STAMP) Makefile
 	cp -R $(MATHJAX)/ui $(MATHJAX)/a11y $(VENDOR)/mathjax/
 	cp $(MATHJAX)/sre/mathmaps/base.json $(MATHJAX)/sre/mathmaps/en.json \
 	  $(MATHJAX)/sre/mathmaps/nemeth.json $(VENDOR)/mathjax/sre/mathmaps/
+	@# thebe: webpack 번들 lib/index.js 와, 그것이 자기 주소 옆에서 불러오는 번호 붙은 조각(N.index.js),
+	@# thebe.css, 번들에 든 라이브러리의 저작권 고지(*.LICENSE.txt), 라이선스(BSD-3-Clause)가 적힌
+	@# package.json 만 복사합니다 (.map, types/, src/ 는 뺌). npm 패키지에는 LICENSE 파일이 없습니다.
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	( cd "$$tmp" && $(NPM) pack thebe@$(THEBE_VERSION) --silent --loglevel=error >/dev/null ); \
+	tgz="$$tmp/thebe-$(THEBE_VERSION).tgz"; \
+	got=$$($(NODE) -e 'const c=require("crypto"),f=require("fs"); process.stdout.write("sha512-"+c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' "$$tgz"); \
+	if [ "$$got" != "$(THEBE_INTEGRITY)" ]; then \
+	  echo "!!! thebe@$(THEBE_VERSION) 패키지의 무결성 값이 고정값과 다릅니다. 받은 파일을 쓰지 않습니다." >&2; \
+	  echo "!!! Integrity mismatch for thebe@$(THEBE_VERSION); refusing to vendor it." >&2; \
+	  echo "    expected $(THEBE_INTEGRITY)" >&2; \
+	  echo "    got      $$got" >&2; \
+	  exit 1; \
+	fi; \
+	tar -xzf "$$tgz" -C "$$tmp"; \
+	mkdir -p $(VENDOR)/thebe; \
+	cp "$$tmp"/package/lib/*.js "$$tmp"/package/lib/thebe.css "$$tmp"/package/lib/*.LICENSE.txt \
+	  "$$tmp"/package/package.json $(VENDOR)/thebe/
 	touch $@
 
 # ---- 브라우저 테스트용 시스템 패키지 (system packages for browser tests) ------------

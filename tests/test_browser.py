@@ -20,8 +20,9 @@ from conftest import PHONE_VIEWPORT, OfflineBrowser, OfflinePage, read_toc_docna
 
 pytestmark = pytest.mark.browser
 
-# sphinx-thebe 0.3.1 은 모든 페이지에 `const THEBE_JS_URL` 을 두 번 선언합니다 (알려진 무해한 오류).
-KNOWN_PAGE_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
+# 알려진 페이지 오류는 없습니다. (sphinx-thebe 0.3.1 이 `const THEBE_JS_URL` 을 두 번 선언하던 오류는
+# _ext/thebe_local.py 가 하나만 남겨 고쳤으므로 더는 허용하지 않습니다.)
+KNOWN_PAGE_ERRORS: list[re.Pattern[str]] = []
 # 사용자가 누를 때만 생기는 실행 관련 요청 (launch buttons); 페이지를 여는 것만으로는 생기면 안 되지만
 # 혹시 미리 가져오기(prefetch)가 생겨도 읽기에는 지장이 없으므로 허용합니다.
 ALLOWED_EXTERNAL_HOSTS = {"mybinder.org", "colab.research.google.com", "github.com"}
