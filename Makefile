@@ -5,6 +5,7 @@
 #   make bench   benchmarks/bench_*.py 를 모두 실행
 #   make serve   _build/html 을 http://127.0.0.1:8000 에서 보여 줌
 #   make clean   빌드 결과와 복사한 자산 삭제 (distclean: .venv, node_modules 까지)
+#   make binder  requirements.txt 에서 binder/requirements.txt 를 다시 생성 (CPU torch, 실행에 필요한 것만)
 #
 # 준비 단계는 stamp 파일로 건너뜁니다. stamp 는 자기가 설명하는 폴더 안에 있어서
 # 폴더를 지우면 stamp 도 같이 사라집니다 (.venv/.stamp-venv, node_modules/.stamp-node,
@@ -60,7 +61,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test bench serve clean distclean setup browser-deps assignments grade
+.PHONY: book test bench serve clean distclean setup browser-deps assignments grade binder
 
 # ---- 목표 (targets) -----------------------------------------------------------------
 book: setup $(EXEC_STAMP)
@@ -91,6 +92,10 @@ distclean: clean
 	rm -rf $(VENV) $(NODE_MODULES)
 
 setup: $(VENV_STAMP) $(ASSETS_STAMP)
+
+# Binder 설치 목록은 이 venv 의 패키지 메타데이터로 만듭니다 (tests/test_launch.py 가 최신인지 확인).
+binder: $(VENV_STAMP)
+	$(PY) scripts/binder_requirements.py
 
 # ---- 과제 (coursework: otter-grader) ----------------------------------------------------
 #   make assignments                  assignments/*.ipynb -> dist/<이름>/ (학생용, 자동 채점 zip)

@@ -15,6 +15,7 @@ Checks the launch buttons and what stands behind them:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -39,11 +40,18 @@ from packaging.utils import canonicalize_name
 from conftest import OfflinePage, read_toc_docnames
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))  # 스크립트의 함수를 그대로 씁니다 (scripts/ is not a package)
-import binder_requirements  # noqa: E402
-import set_repository_url  # noqa: E402
 
-sys.path.pop(0)
+
+def load_script(name: str) -> Any:
+    """``scripts/<name>.py`` 를 모듈로 불러 그 함수를 그대로 씁니다 (scripts/ 는 패키지가 아님)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+binder_requirements = load_script("binder_requirements")
+set_repository_url = load_script("set_repository_url")
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPO_URL = CONFIG["repository"]["url"]
@@ -470,12 +478,17 @@ def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
             server.kill()
 
 
-EXECUTE = """async ([index, code]) => {
+# 셀 하나를 실행하고, 출력 HTML 에 expected 가 나타날 때까지 기다립니다 (위젯·MathJax 는 비동기로 그림).
+EXECUTE = """async ([index, code, expected]) => {
     const cell = window.thebe.notebook.cells[index];
+    const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
     const done = cell.execute(code).then(() => "done");
-    const timeout = new Promise((ok) => setTimeout(() => ok("timeout"), 30000));
-    const state = await Promise.race([done, timeout]);
-    return [state, cell.area ? cell.area.node.innerHTML : ""];
+    const state = await Promise.race([done, sleep(30000).then(() => "timeout")]);
+    const html = () => (cell.area ? cell.area.node.innerHTML : "");
+    for (let i = 0; state === "done" && i < 150 && !html().includes(expected); i++) {
+        await sleep(200);
+    }
+    return [state, html()];
 }"""
 
 
@@ -505,13 +518,13 @@ def test_live_code_runs_cells_through_a_binder_stand_in(
     probe.page.wait_for_function("window.thebe.session && window.thebe.session.kernel", timeout=90_000)
     assert builds == [f"{LAUNCH['binderhub_url']}/build/gh/{ORG}/{REPO}/{BRANCH}"]
 
-    state, html = probe.page.evaluate(EXECUTE, [0, "import attn_lib; print(6 * 7, attn_lib.__name__)"])
+    state, html = probe.page.evaluate(EXECUTE, [0, "import attn_lib; print(6 * 7, attn_lib.__name__)", "42 attn_lib"])
     assert state == "done" and "42 attn_lib" in html, f"셀 실행 결과가 없습니다: {state} {html[:300]}"
-    state, html = probe.page.evaluate(EXECUTE, [1, r"from IPython.display import Math; Math(r'\sqrt{d_k}')"])
+    state, html = probe.page.evaluate(EXECUTE, [1, r"from IPython.display import Math; Math(r'\sqrt{d_k}')", "mjx-container"])
     assert state == "done" and "mjx-container" in html, f"LaTeX 출력을 페이지의 MathJax 3 이 조판하지 않았습니다: {html[:300]}"
-    state, html = probe.page.evaluate(EXECUTE, [1, "import ipywidgets as w; w.IntSlider(3)"])
+    state, html = probe.page.evaluate(EXECUTE, [1, "import ipywidgets as w; w.IntSlider(3)", "widget-slider"])
     assert state == "done" and "widget-slider" in html, f"위젯이 그려지지 않았습니다 ({state}): {html[:300]}"
-    state, html = probe.page.evaluate(EXECUTE, [1, "from IPython.display import JSON; JSON({'heads': [1, 2]})"])
+    state, html = probe.page.evaluate(EXECUTE, [1, "from IPython.display import JSON; JSON({'heads': [1, 2]})", "jp-RenderedJSON"])
     assert state == "done" and "jp-RenderedJSON" in html, f"JSON 출력이 없습니다: {html[:300]}"
     probe.page.wait_for_timeout(1_000)
 
