@@ -172,7 +172,7 @@ def test_inline_scripts_mention_no_remote_url(built_pages: dict[str, PageParser]
 
 def test_launch_urls_appear_only_in_link_hrefs(html_dir: Path) -> None:
     """실행 단추의 외부 주소(Binder, Colab, 저장소)는 <a href> 에만 있습니다: 스크립트나 다른 속성에는 없음."""
-    bad = []
+    bad, in_links = [], 0
     for path in sorted(html_dir.rglob("*.html")):
         parser = AttributeParser()
         parser.feed(path.read_text(encoding="utf-8"))
@@ -181,7 +181,9 @@ def test_launch_urls_appear_only_in_link_hrefs(html_dir: Path) -> None:
                 host = urlparse(url if "//" in url[:8] else "https:" + url).hostname or ""
                 if host in LAUNCH_HOSTS and where != "a href":
                     bad.append(f"{path.relative_to(html_dir)}: <{where}> {url}")
+                in_links += host in LAUNCH_HOSTS and where == "a href"
     assert not bad, "링크가 아닌 곳의 실행 주소 (launch URLs outside link hrefs):\n" + "\n".join(bad)
+    assert in_links, "실행 단추 링크를 하나도 찾지 못했습니다: 검사가 아무것도 보지 않습니다"
 
 
 def test_css_files_load_nothing_remote(html_dir: Path) -> None:
