@@ -5,6 +5,7 @@
 #   make bench   benchmarks/bench_*.py 를 모두 실행
 #   make serve   _build/html 을 http://127.0.0.1:8000 에서 보여 줌
 #   make clean   빌드 결과와 복사한 자산 삭제 (distclean: .venv, node_modules 까지)
+#   make binder  requirements.txt 에서 binder/requirements.txt 를 다시 생성 (CPU torch, 실행에 필요한 것만)
 #
 # 준비 단계는 stamp 파일로 건너뜁니다. stamp 는 자기가 설명하는 폴더 안에 있어서
 # 폴더를 지우면 stamp 도 같이 사라집니다 (.venv/.stamp-venv, node_modules/.stamp-node,
@@ -47,13 +48,20 @@ ASSETS_STAMP := $(VENDOR)/.stamp-assets
 
 MATHJAX := $(NODE_MODULES)/mathjax/es5
 HTML_MANAGER := $(NODE_MODULES)/@jupyter-widgets/html-manager/dist
+NODE ?= node
+# Live Code(thebe)를 사이트에서 직접 내보냅니다 (thebe is served by the site, not by a CDN).
+# `npm install thebe` 는 @jupyterlab 의존성이 없어 실패하므로, 패키지 파일만 `npm pack` 으로 받고
+# 레지스트리가 밝힌 무결성 값(sha512)과 맞춰 봅니다. 버전을 올리면 둘을 함께 바꾸세요:
+#   npm view thebe@<버전> dist.integrity
+THEBE_VERSION := 0.9.2
+THEBE_INTEGRITY := sha512-qjUpg33VY4CT2hKl+N+FiglTJPfmlA/lQdsJofK2WPAvkiM/l7zTG6MtXNj/pA5YGk11Opcax9EGuBXIz3T1JQ==
 
 # 노트북 커널과 하위 명령이 venv 의 도구를 쓰도록 (kernel and tools come from the venv)
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test bench serve clean distclean setup browser-deps assignments grade
+.PHONY: book test bench serve clean distclean setup browser-deps assignments grade binder
 
 # ---- 목표 (targets) -----------------------------------------------------------------
 book: setup $(EXEC_STAMP)
@@ -84,6 +92,10 @@ distclean: clean
 	rm -rf $(VENV) $(NODE_MODULES)
 
 setup: $(VENV_STAMP) $(ASSETS_STAMP)
+
+# Binder 설치 목록은 이 venv 의 패키지 메타데이터로 만듭니다 (tests/test_launch.py 가 최신인지 확인).
+binder: $(VENV_STAMP)
+	$(PY) scripts/binder_requirements.py
 
 # ---- 과제 (coursework: otter-grader) ----------------------------------------------------
 #   make assignments                  assignments/*.ipynb -> dist/<이름>/ (학생용, 자동 채점 zip)
@@ -151,6 +163,24 @@ $(ASSETS_STAMP): $(NODE_STAMP) Makefile
 	cp -R $(MATHJAX)/ui $(MATHJAX)/a11y $(VENDOR)/mathjax/
 	cp $(MATHJAX)/sre/mathmaps/base.json $(MATHJAX)/sre/mathmaps/en.json \
 	  $(MATHJAX)/sre/mathmaps/nemeth.json $(VENDOR)/mathjax/sre/mathmaps/
+	@# thebe: webpack 번들 lib/index.js 와, 그것이 자기 주소 옆에서 불러오는 번호 붙은 조각(N.index.js),
+	@# thebe.css, 번들에 든 라이브러리의 저작권 고지(*.LICENSE.txt), 라이선스(BSD-3-Clause)가 적힌
+	@# package.json 만 복사합니다 (.map, types/, src/ 는 뺌). npm 패키지에는 LICENSE 파일이 없습니다.
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	( cd "$$tmp" && $(NPM) pack thebe@$(THEBE_VERSION) --silent --loglevel=error >/dev/null ); \
+	tgz="$$tmp/thebe-$(THEBE_VERSION).tgz"; \
+	got=$$($(NODE) -e 'const c=require("crypto"),f=require("fs"); process.stdout.write("sha512-"+c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' "$$tgz"); \
+	if [ "$$got" != "$(THEBE_INTEGRITY)" ]; then \
+	  echo "!!! thebe@$(THEBE_VERSION) 패키지의 무결성 값이 고정값과 다릅니다. 받은 파일을 쓰지 않습니다." >&2; \
+	  echo "!!! Integrity mismatch for thebe@$(THEBE_VERSION); refusing to vendor it." >&2; \
+	  echo "    expected $(THEBE_INTEGRITY)" >&2; \
+	  echo "    got      $$got" >&2; \
+	  exit 1; \
+	fi; \
+	tar -xzf "$$tgz" -C "$$tmp"; \
+	mkdir -p $(VENDOR)/thebe; \
+	cp "$$tmp"/package/lib/*.js "$$tmp"/package/lib/thebe.css "$$tmp"/package/lib/*.LICENSE.txt \
+	  "$$tmp"/package/package.json $(VENDOR)/thebe/
 	touch $@
 
 # ---- 브라우저 테스트용 시스템 패키지 (system packages for browser tests) ------------

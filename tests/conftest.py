@@ -215,10 +215,9 @@ class OfflineBrowser:
 #: 테마/도구의 메시지만, 한 줄씩 까닭과 함께 둡니다. 목록에 있는데 어느 페이지에서도 나오지 않으면
 #: test_browser.py 의 마지막 테스트가 실패합니다 (낡은 항목을 지우라는 뜻).
 #: Allowed messages, matched exactly; each needs a reason, none may come from our own content.
-ALLOWED_BROWSER_MESSAGES: dict[str, str] = {
-    # sphinx-thebe 0.3.1 이 인라인 설정 `const THEBE_JS_URL` 을 페이지에 두 번 넣습니다.
-    "Identifier 'THEBE_JS_URL' has already been declared": "sphinx-thebe 0.3.1 의 중복 선언",
-}
+#: 지금은 비어 있습니다: sphinx-thebe 0.3.1 의 `THEBE_JS_URL` 이중 선언은 _ext/thebe_local.py 가,
+#: pydata-sphinx-theme 의 "Got invalid theme mode" 는 _ext/korean_ui.py 가 고쳤습니다.
+ALLOWED_BROWSER_MESSAGES: dict[str, str] = {}
 
 #: 이번 테스트 실행에서 실제로 본 허용 메시지 (stale-entry check)
 SEEN_ALLOWED_MESSAGES: set[str] = set()

@@ -31,7 +31,7 @@ import pytest
 from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
-from conftest import HTML_DIR, ROOT, OfflinePage, read_toc_docnames
+from conftest import HTML_DIR, ROOT, OfflinePage, read_toc_docnames, unexpected_messages
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import korean_search  # noqa: E402  (_ext 는 패키지가 아니라 Sphinx local_extensions 폴더)
@@ -64,8 +64,6 @@ EXTRA_BROWSER_QUERIES = {
 BROWSER_QUERIES = {**{q: (q, name) for q, name in QUERIES.items()}, **EXTRA_BROWSER_QUERIES}
 NONSENSE_QUERY = "뷁뷁"
 KO_SEARCH_TEXT = "이 책에서 검색..."
-# sphinx-thebe 0.3.1 의 알려진 무해한 오류 (다른 작업에서 고치는 중)
-KNOWN_PAGE_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
 HANGUL_SYLLABLE = "[가-힣]"
 
 # (본문에 나오는 글, 그 글을 찾아야 하는 검색어)
@@ -159,10 +157,6 @@ def load_search_index(html_dir: Path) -> dict[str, Any]:
     prefix, suffix = "Search.setIndex(", ")"
     assert text.startswith(prefix) and text.endswith(suffix), "searchindex.js 모양이 낯섭니다"
     return json.loads(text[len(prefix) : -len(suffix)])
-
-
-def unexpected_page_errors(probe: OfflinePage) -> list[str]:
-    return [e for e in probe.page_errors if not any(p.search(e) for p in KNOWN_PAGE_ERRORS)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -314,7 +308,8 @@ def test_search_page_finds_korean_words(
     probe.page.screenshot(path=str(screenshot_dir / f"search__{name}.png"), full_page=True)
     found = set(docnames)
 
-    assert not unexpected_page_errors(probe), f"검색 페이지 오류 (page errors): {probe.page_errors}"
+    assert not unexpected_messages(probe), f"검색 페이지 오류 (page/console errors): {probe.page_errors + probe.console_errors}"
+    assert not probe.external_requests, f"검색 페이지가 다른 호스트로 요청함: {probe.external_requests}"
     assert found <= set(read_toc_docnames()), f"{query!r}: 목차에 없는 결과 {sorted(found - set(read_toc_docnames()))}"
     assert must <= found, f"{query!r}: {word!r}+조사가 나오는 페이지를 못 찾음 {sorted(must - found)} (찾은 것 {docnames})"
     assert not found & must_not, f"{query!r}: {word!r} 가 없는 페이지가 결과에 나옴 {sorted(found & must_not)}"
@@ -326,7 +321,7 @@ def test_search_page_finds_korean_words(
 def test_nonsense_query_finds_nothing(open_offline_page: Callable[..., OfflinePage]) -> None:
     probe, docnames = run_search(open_offline_page, NONSENSE_QUERY)
     assert docnames == [], f"{NONSENSE_QUERY!r} 로 결과가 나왔습니다: {docnames}"
-    assert not unexpected_page_errors(probe), f"검색 페이지 오류 (page errors): {probe.page_errors}"
+    assert not unexpected_messages(probe), f"검색 페이지 오류 (page/console errors): {probe.page_errors + probe.console_errors}"
 
 
 @pytest.mark.browser
@@ -344,4 +339,4 @@ def test_search_page_is_korean_and_uses_the_korean_splitter(open_offline_page: C
     )
     py = [[korean().stem(t).lower() for t in query_terms(q)] for q in samples]
     assert js == py, f"JavaScript 와 Python 의 검색어 규칙이 다릅니다:\n{list(zip(samples, js, py))}"
-    assert not unexpected_page_errors(probe), f"검색 페이지 오류 (page errors): {probe.page_errors}"
+    assert not unexpected_messages(probe), f"검색 페이지 오류 (page/console errors): {probe.page_errors + probe.console_errors}"

@@ -16,11 +16,11 @@ import pytest
 
 pytestmark = pytest.mark.site
 
-# 허용하는 유일한 예외 (the only allowed exception): sphinx-thebe 0.3.1 이 모든 페이지에 넣는
-# 인라인 설정 `const THEBE_JS_URL = "https://unpkg.com/thebe@.../lib/index.js"`.
-# thebe 는 독자가 'Live Code' 를 눌렀을 때만 이 주소에서 불러오며, Live Code 는 어차피 Binder
-# 서버가 필요해 온라인에서만 동작합니다. 페이지를 읽는 데에는 쓰이지 않습니다.
-ALLOWED_INLINE_SCRIPT_URL = re.compile(r'const THEBE_JS_URL = "https://unpkg\.com/thebe@[\d.]+/lib/index\.js"')
+# 사이트에서 네트워크를 쓰는 것은 실행 단추(Binder, Colab, 저장소)뿐이고, 그 주소는 <a href> 에만
+# 있어야 합니다. Live Code(thebe)도 사이트의 사본을 씁니다 (_ext/thebe_local.py).
+# (Launch-related remote URLs may appear only in the href of links, never in scripts.)
+LAUNCH_HOSTS = {"mybinder.org", "colab.research.google.com", "github.com"}
+REMOTE_URL = re.compile(r"""(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s'"`]*""")
 
 EXECUTABLE_SCRIPT_TYPES = {"", "text/javascript", "application/javascript", "module"}
 RESOURCE_LINK_RELS = {"stylesheet", "preload", "modulepreload", "prefetch", "icon", "shortcut", "manifest",
@@ -103,6 +103,27 @@ class PageParser(HTMLParser):
             self.author_texts[-1] += data
 
 
+class AttributeParser(HTMLParser):
+    """모든 속성 값과 스크립트 본문을 (어디, 값) 으로 모읍니다 (본문 글자는 뺌)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.values: list[tuple[str, str]] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.values.extend((f"{tag} {key}", value or "") for key, value in attrs)
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.values.append(("script", data))
+
+
 def parse(path: Path) -> PageParser:
     parser = PageParser()
     parser.feed(path.read_text(encoding="utf-8"))
@@ -133,7 +154,7 @@ def test_no_resource_is_loaded_from_another_host(built_pages: dict[str, PagePars
     assert not remote, "CDN 이나 다른 호스트에서 불러오는 자원 (remote resources):\n" + "\n".join(remote)
 
 
-def test_inline_scripts_mention_no_remote_url_except_thebe(built_pages: dict[str, PageParser]) -> None:
+def test_inline_scripts_mention_no_remote_url(built_pages: dict[str, PageParser]) -> None:
     bad = []
     thebe_seen = False
     for page, parsed in built_pages.items():
@@ -141,13 +162,28 @@ def test_inline_scripts_mention_no_remote_url_except_thebe(built_pages: dict[str
             script_type, body = entry.split("\0", 1)
             if script_type not in EXECUTABLE_SCRIPT_TYPES:
                 continue  # 위젯 상태 JSON, thebe 설정 등 실행되지 않는 데이터 (not executed)
-            thebe_seen |= bool(ALLOWED_INLINE_SCRIPT_URL.search(body))
-            rest = ALLOWED_INLINE_SCRIPT_URL.sub("", body)
-            for url in re.findall(r"""(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s'"`]*""", rest):
+            thebe_seen |= "const THEBE_JS_URL = " in body
+            for url in REMOTE_URL.findall(body):
                 bad.append(f"{page}: {url}")
     assert not bad, "인라인 스크립트 안의 외부 주소 (remote URLs in inline scripts):\n" + "\n".join(bad)
-    # 예외가 실제로 쓰이는지 확인: sphinx-thebe 가 바뀌면 이 예외도 다시 검토합니다.
-    assert thebe_seen, "THEBE_JS_URL 인라인 설정이 없습니다: sphinx-thebe 가 바뀌었으면 예외 목록을 고치세요"
+    # 예전에 유일한 예외였던 sphinx-thebe 설정이 여전히 검사 대상인지 확인 (the check still sees it)
+    assert thebe_seen, "THEBE_JS_URL 인라인 설정이 없습니다: sphinx-thebe 나 _ext/thebe_local.py 가 바뀌었는지 보세요"
+
+
+def test_launch_urls_appear_only_in_link_hrefs(html_dir: Path) -> None:
+    """실행 단추의 외부 주소(Binder, Colab, 저장소)는 <a href> 에만 있습니다: 스크립트나 다른 속성에는 없음."""
+    bad, in_links = [], 0
+    for path in sorted(html_dir.rglob("*.html")):
+        parser = AttributeParser()
+        parser.feed(path.read_text(encoding="utf-8"))
+        for where, value in parser.values:
+            for url in REMOTE_URL.findall(value):
+                host = urlparse(url if "//" in url[:8] else "https:" + url).hostname or ""
+                if host in LAUNCH_HOSTS and where != "a href":
+                    bad.append(f"{path.relative_to(html_dir)}: <{where}> {url}")
+                in_links += host in LAUNCH_HOSTS and where == "a href"
+    assert not bad, "링크가 아닌 곳의 실행 주소 (launch URLs outside link hrefs):\n" + "\n".join(bad)
+    assert in_links, "실행 단추 링크를 하나도 찾지 못했습니다: 검사가 아무것도 보지 않습니다"
 
 
 def test_css_files_load_nothing_remote(html_dir: Path) -> None:
