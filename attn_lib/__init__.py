@@ -1,6 +1,7 @@
 """attn_lib: 멀티헤드 어텐션 한국어 강좌의 작은 PyTorch 라이브러리.
 
-모듈은 한 방향으로만 서로를 부릅니다: widgets -> plots -> describe -> metrics -> attention/masks.
+모듈은 한 방향으로만 서로를 부릅니다:
+widgets -> plots, mask_plots -> figures -> describe -> metrics -> attention/masks.
 챕터는 여기서 다시 내보낸 이름을 씁니다::
 
     from attn_lib import MultiHeadAttention, causal_mask, plot_head_heatmaps
@@ -16,18 +17,15 @@ from .masks import (
     to_torch_key_padding_mask,
     to_torch_mha_mask,
 )
+from .figures import set_alt, setup_korean_font
+from .mask_plots import plot_batch_heatmaps, plot_head_accuracy, plot_mask
 from .metrics import attention_entropy, max_weight, saturation, softmax_jacobian_norm
 from .plots import (
-    plot_batch_heatmaps,
     plot_curves,
-    plot_head_accuracy,
     plot_head_heatmaps,
-    plot_mask,
     plot_metric_panels,
     plot_saturation_grid,
     plot_saturation_histogram,
-    set_alt,
-    setup_korean_font,
 )
 from .scaling import (
     learn_temperature,

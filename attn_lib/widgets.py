@@ -41,7 +41,8 @@ from .explorer_model import (
 )
 from .describe import describe_heads
 from .metrics import attention_entropy, saturation
-from .plots import HEATMAP_CMAP, PALETTE, get_alt, plot_head_heatmaps, png_bytes
+from .figures import HEATMAP_CMAP, PALETTE, get_alt, png_bytes
+from .plots import plot_head_heatmaps
 from .static_explorer import explorer_html, summary_caption, summary_html
 
 __all__ = ["head_tabs", "figure_png", "AttentionExplorer"]

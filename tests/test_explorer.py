@@ -33,7 +33,7 @@ from PIL import Image
 
 from attn_lib import AttentionExplorer, attention_entropy, saturation, scaled_dot_product_attention
 from attn_lib.explorer_model import DK_CHOICES, MASKS, MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
-from attn_lib.plots import korean_font_path
+from attn_lib.figures import korean_font_path
 from attn_lib.static_explorer import STATIC_HEADS, STATIC_MAX_TOKENS, explorer_html, explorer_spec, static_grid
 
 ROOT = Path(__file__).resolve().parents[1]

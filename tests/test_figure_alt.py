@@ -1,6 +1,6 @@
 """그림의 한국어 대체 텍스트(alt)와 글 요약: 라이브러리, IPython 표시, Sphinx 확장, 빌드된 사이트.
 
-- attn_lib.plots의 그림 함수마다: alt가 한국어이고, 데이터에서 따로 계산한 숫자를 담고, 입력이 다르면 다름
+- attn_lib.plots와 attn_lib.mask_plots의 그림 함수마다: alt가 한국어이고, 데이터에서 따로 계산한 숫자를 담고, 입력이 다르면 다름
 - IPython의 ``image/png`` 표시: 메타데이터 ``{"alt": ...}``와 PNG 안의 ``Description``이 같은 글
 - ``_ext/figure_alt.py``: PNG의 글을 ``<img alt>``로 옮기고, 글이 없으면 경고
 - 히트맵 색지도: 색각 이상에도 읽히는 지각적으로 고른 색지도만 (jet, rainbow는 거절)
@@ -48,10 +48,10 @@ from attn_lib import (
     saturation,
     set_alt,
 )
-from attn_lib import plots
+from attn_lib import mask_plots, plots
 from attn_lib.describe import format_number
 from attn_lib.explorer_model import MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
-from attn_lib.plots import HEATMAP_CMAP, SAFE_CMAPS, get_alt, install_alt_formatter, png_bytes
+from attn_lib.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt, install_alt_formatter, png_bytes
 from attn_lib.static_explorer import explorer_html, summary_caption, summary_key, summary_table
 from conftest import OfflinePage, raises_korean, read_toc_docnames
 
@@ -174,7 +174,7 @@ CASES: dict[str, Callable[[int], tuple[Callable[[], Figure], list[str]]]] = {
 
 
 def test_every_plot_function_has_a_case():
-    assert set(CASES) == {name for name in plots.__all__ if name.startswith("plot_")}
+    assert set(CASES) == {name for module in (plots, mask_plots) for name in module.__all__ if name.startswith("plot_")}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -26,7 +26,7 @@ from attn_lib import (
     scaling_summary,
     softmax_jacobian_norm,
 )
-from attn_lib.plots import PALETTE
+from attn_lib.figures import PALETTE
 
 
 def explicit_jacobian(p: torch.Tensor) -> torch.Tensor:
