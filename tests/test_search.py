@@ -340,3 +340,35 @@ def test_search_page_is_korean_and_uses_the_korean_splitter(open_offline_page: C
     py = [[korean().stem(t).lower() for t in query_terms(q)] for q in samples]
     assert js == py, f"JavaScript 와 Python 의 검색어 규칙이 다릅니다:\n{list(zip(samples, js, py))}"
     assert not unexpected_messages(probe), f"검색 페이지 오류 (page/console errors): {probe.page_errors + probe.console_errors}"
+
+
+SNIPPET_SOURCES = """async () => {
+  const squash = s => s.replace(/\\s+/g, ' ').trim();
+  const out = [];
+  for (const li of document.querySelectorAll('#search-results ul.search > li')) {
+    const a = li.querySelector('a'), p = li.querySelector('p.context');
+    if (!a || !p) continue;
+    const html = await (await fetch(a.href.split('#')[0])).text();
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    doc.querySelectorAll('.headerlink, script, style').forEach(el => el.remove());
+    const article = doc.querySelector('article.bd-article');
+    const snippet = squash(p.textContent.replace(/^\\.\\.\\./, '').replace(/\\.\\.\\.$/, ''));
+    out.push([a.getAttribute('href'), snippet, article ? squash(article.textContent).includes(snippet) : false]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.browser
+def test_result_snippets_come_from_the_article(open_offline_page: Callable[..., OfflinePage]) -> None:
+    """결과 요약은 본문에서 뽑은 글이어야 합니다 (테마의 내려받기 단추, '내용' 같은 글이 섞이지 않게)."""
+    probe, docnames = run_search(open_offline_page, "헤드")
+    assert docnames, "헤드 로 결과가 없습니다"
+    probe.page.wait_for_function(
+        "n => document.querySelectorAll('#search-results ul.search > li p.context').length >= n",
+        arg=len(docnames), timeout=30_000)
+    rows = probe.page.evaluate(SNIPPET_SOURCES)
+    assert len(rows) == len(docnames)
+    outside = [(href, snippet[:80]) for href, snippet, inside in rows if not inside]
+    assert not outside, f"본문 밖 글이 섞인 검색 요약: {outside}"
+    assert not probe.external_requests and not unexpected_messages(probe)
