@@ -16,7 +16,8 @@ longer than two characters, so Korean words with particles attached were unfinda
    떼어 냅니다. 단 남는 부분이 두 음절 이상일 때만 뗍니다 ("어텐션은" -> "어텐션", "키를" 은 그대로).
    남는 꼴은 원래 검색어의 앞부분이므로 (b) 의 n-gram 으로 항상 색인에 있습니다. 한 음절 검색어
    ("키")는 (c) 로 찾습니다.
-3. 이 파일이 바뀌면 모든 페이지를 다시 색인하게 합니다 (``korean_search_digest``).
+3. 이 파일이 바뀌면 모든 페이지를 다시 씁니다: ``_ext/offline_assets.py`` 의 지문이 ``_ext/`` 의
+   모든 확장을 덮고, Sphinx 는 다시 쓰는 페이지를 색인에 다시 넣습니다.
 
 한계 (limits): 형태소 분석기가 아니라 규칙 몇 개입니다. 검색어 끝이 우연히 조사와 같은 글자이면
 ("유사도" -> "유사") 조금 더 넓게 찾습니다. 색인은 한글 덩어리마다 부분 문자열을 모두 넣으므로
@@ -27,10 +28,8 @@ syllable matches a little more broadly; n-grams make searchindex.js larger.)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -240,17 +239,6 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
-def record_digest(app: Sphinx, config: Any) -> None:
-    """이 파일의 지문을 'html' 설정값으로 둡니다: 규칙이 바뀌면 모든 페이지를 다시 색인합니다.
-
-    Sphinx 는 다시 쓰는 페이지만 색인에 넣습니다 (the index is fed only for pages being
-    written), 그래서 분리 규칙이 바뀌면 모든 페이지를 다시 쓰게 해야 합니다.
-    """
-    config.korean_search_digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
-
-
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_search_language(SearchKorean)
-    app.add_config_value("korean_search_digest", "", "html", types=[str])
-    app.connect("config-inited", record_digest)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,7 +19,9 @@ A small Sphinx extension so the built site works with no network (no CDN).
 4. 한국어 페이지에서 검색창 안내 문구를 한국어로 바꿉니다
    (Jupyter Book 은 영어 문구를 고정으로 넣습니다).
 5. ``_ext/`` 의 확장, 책이 직접 쓴 ``_assets`` 의 js/css, ``_templates/``, package-lock.json 이 바뀌면
-   모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``).
+   모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``). 다른 로컬 확장(korean_search,
+   thebe_local, ...)도 이 지문 하나에 기댑니다: 따로 지문을 두지 마세요. 다시 쓰는 페이지는 검색
+   색인에도 다시 들어갑니다. (One digest for every local extension and the book's own js/css.)
 6. 노트북이 저장한 위젯 상태 가운데 페이지에 보이는 위젯에 필요한 것만 남깁니다. 출력 하나에
    위젯 보기와 ``text/html`` 이 함께 있고 웹사이트가 ``text/html`` 을 고르면(정적 어텐션 탐색기,
    ``nb_mime_priority_overrides``) 그 위젯의 상태는 쓸모가 없습니다. 보이는 위젯이 하나도 없으면
@@ -61,7 +63,7 @@ JB_DEFAULT_SEARCH_TEXT = "Search this book..."
 KO_SEARCH_TEXT = "이 책에서 검색..."
 
 
-def _static_dirs(app: Sphinx) -> list[Path]:
+def static_dirs(app: Sphinx) -> list[Path]:
     """책 폴더 안의 html_static_path (다른 확장이 더한 패키지 안의 폴더는 뺌)."""
     confdir = Path(app.confdir).resolve()
     dirs = [(confdir / p).resolve() for p in app.config.html_static_path]
@@ -72,7 +74,7 @@ def check_vendor_assets(app: Sphinx) -> None:
     """``_assets/vendor`` 가 없으면 빌드를 멈춥니다 (fail if vendored assets are missing)."""
     if app.builder is None or app.builder.format != "html":
         return
-    dirs = _static_dirs(app)
+    dirs = static_dirs(app)
     missing = [
         rel for rel in (SETUP_JS, *REQUIRED_VENDOR_FILES) if not any((d / rel).exists() for d in dirs)
     ]
@@ -102,7 +104,7 @@ def record_assets_digest(app: Sphinx, config: Any) -> None:
     digest = hashlib.sha256()
     # 이 폴더의 모든 확장, 책이 직접 쓴 js/css, 덮어쓴 템플릿, package-lock.json (vendor 는 빼고)
     watched = [*sorted(Path(__file__).parent.glob("*.py"))]
-    for static in _static_dirs(app):
+    for static in static_dirs(app):
         watched += sorted(p for p in static.rglob("*") if p.suffix in {".js", ".css"} and "vendor" not in p.parts)
     watched += sorted((confdir / "_templates").glob("*.html")) + [confdir / "package-lock.json"]
     for path in watched:

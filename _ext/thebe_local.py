@@ -17,7 +17,8 @@ sphinx-thebe 0.3.1 은 모든 페이지에 인라인 설정
 3. 모든 페이지에 ``_static/js/thebe-local.js`` 를 넣습니다: sphinx-thebe(0.8 용)와 thebe 0.9 사이의
    호환층입니다 (``bootstrap()`` 에 ``requestKernel: true`` 를 넘기고, thebe.css 를 필요할 때 싣고,
    LaTeX 조판기가 CDN 의 MathJax 2 대신 ``_static/js/thebe-mathjax.js`` 어댑터를 싣게 함).
-4. 이 확장이나 호환층이 바뀌면 모든 페이지를 다시 쓰게 합니다 (``thebe_local_digest``).
+4. 이 확장이나 호환층이 바뀌면 모든 페이지를 다시 씁니다 (``_ext/offline_assets.py`` 의 지문이
+   ``_ext/`` 의 확장과 ``_assets/js`` 를 덮습니다).
 
 Binder 주소(``binderOptions``)는 sphinx-book-theme 가 ``_config.yml`` 의 ``repository.url`` 과
 ``repository.branch`` 로 ``thebe_config`` 에 채우므로 여기서는 건드리지 않습니다.
@@ -25,14 +26,14 @@ Binder 주소(``binderOptions``)는 sphinx-book-theme 가 ``_config.yml`` 의 ``
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+
+from offline_assets import static_dirs  # 같은 _ext 폴더의 확장 (local extension in the same folder)
 
 logger = logging.getLogger(__name__)
 
@@ -45,18 +46,11 @@ MATHJAX_ADAPTER_JS = "js/thebe-mathjax.js"
 CONFIG_PREFIX = "const THEBE_JS_URL = "
 
 
-def _static_dirs(app: Sphinx) -> list[Path]:
-    """책 폴더 안의 html_static_path (다른 확장이 더한 패키지 안의 폴더는 뺌)."""
-    confdir = Path(app.confdir).resolve()
-    dirs = [(confdir / p).resolve() for p in app.config.html_static_path]
-    return [d for d in dirs if d.is_relative_to(confdir)]
-
-
 def check_vendored_thebe(app: Sphinx) -> None:
     """사이트에 올릴 thebe 가 없으면 빌드를 멈춥니다 (fail if the vendored thebe is missing)."""
     if app.builder is None or app.builder.format != "html":
         return
-    dirs = _static_dirs(app)
+    dirs = static_dirs(app)
     missing = [rel for rel in (THEBE_JS, THEBE_CSS, SHIM_JS, MATHJAX_ADAPTER_JS) if not any((d / rel).is_file() for d in dirs)]
     if missing:
         raise ExtensionError(
@@ -67,16 +61,6 @@ def check_vendored_thebe(app: Sphinx) -> None:
             + ". Run `make book` first: it fetches thebe with `npm pack`, checks its integrity and "
             "copies it into _assets/vendor/thebe/."
         )
-
-
-def record_digest(app: Sphinx, config: Any) -> None:
-    """이 확장과 호환층의 지문을 'html' 설정값으로 둡니다: 바뀌면 모든 페이지를 다시 씁니다."""
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    for static_dir in _static_dirs(app):
-        for rel in (SHIM_JS, MATHJAX_ADAPTER_JS):
-            if (static_dir / rel).is_file():
-                digest.update((static_dir / rel).read_bytes())
-    config.thebe_local_digest = digest.hexdigest()[:16]
 
 
 def _is_thebe_config(js: Any) -> bool:
@@ -113,9 +97,7 @@ def use_local_thebe(app: Sphinx, pagename: str, templatename: str, context: dict
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value("thebe_local_digest", "", "html", types=[str])
     app.add_js_file(SHIM_JS)
-    app.connect("config-inited", record_digest)
     app.connect("builder-inited", check_vendored_thebe)
     app.connect("html-page-context", use_local_thebe, priority=800)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
