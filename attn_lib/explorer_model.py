@@ -44,6 +44,7 @@ __all__ = [
     "ExplorerModel",
     "parse_tokens",
     "padded_length",
+    "shown_tokens",
     "explorer_mask",
     "single_thread",
 ]
@@ -108,6 +109,20 @@ def padded_length(n: int) -> int:
         - 반환: 정수 ``S`` (패딩을 포함한 키 길이)
     """
     return 4 * math.ceil((n + 2) / 4)
+
+
+def shown_tokens(tokens: Sequence[str], mask: str) -> list[str]:
+    """탐색기가 보여 주는 토큰: 패딩 마스크(``"padding"``이 든 이름)면 ``[PAD]``를 ``padded_length``까지 붙입니다.
+
+    예: 토큰 5개, ``"causal+padding"`` -> 토큰 5개 + ``[PAD]`` 3개.
+
+    Shape:
+        - 반환: 길이 ``n`` (패딩 마스크면 ``padded_length(n)``)
+    """
+    shown = list(tokens)
+    if "padding" in mask:
+        shown += [PAD_TOKEN] * (padded_length(len(shown)) - len(shown))
+    return shown
 
 
 def explorer_mask(mask: str, L: int, n: int) -> Tensor | None:

@@ -37,9 +37,9 @@ from .explorer_model import (
     MASK_LABELS,
     MASKS,
     MAX_HEADS,
-    PAD_TOKEN,
     ExplorerModel,
     padded_length,
+    shown_tokens,
 )
 from .describe import describe_heads
 
@@ -86,7 +86,7 @@ def static_grid(tokens: Sequence[str], seed: int) -> dict:
     if not 1 <= n <= STATIC_MAX_TOKENS:
         raise ValueError(f"정적 탐색기의 문장은 토큰 1~{STATIC_MAX_TOKENS}개여야 하는데 {n}개입니다.")
     P = padded_length(n)
-    padded = tokens + [PAD_TOKEN] * (P - n)
+    padded = shown_tokens(tokens, "padding")
     model = ExplorerModel(seed)
     rows = []
     for d_k in DK_CHOICES:
@@ -148,14 +148,12 @@ def summary_table(tokens: Sequence[str], seed: int) -> dict:
     Shape:
         - index의 각 값: 길이 ``MAX_HEADS``
     """
-    tokens = list(tokens)
-    padded = tokens + [PAD_TOKEN] * (padded_length(len(tokens)) - len(tokens))
     model = ExplorerModel(seed)
     lines: dict[str, int] = {}
     index = {}
     for d_k in DK_CHOICES:
         for mask in MASKS:
-            shown = padded if "padding" in mask else tokens
+            shown = shown_tokens(tokens, mask)
             for scaled in (True, False):
                 weights, *_ = model.weights(shown, d_k=d_k, num_heads=MAX_HEADS, mask=mask, scaled=scaled)
                 rows = describe_heads(weights, shown, shown)

@@ -33,12 +33,11 @@ from .explorer_model import (
     MASK_LABELS,
     MASKS,
     MAX_HEADS,
-    PAD_TOKEN,
     ExplorerModel,
-    padded_length,
     parse_tokens,
     single_thread,
 )
+from .explorer_model import shown_tokens as explorer_tokens  # 메서드 shown_tokens 와 이름이 겹치지 않게
 from .describe import describe_heads
 from .metrics import attention_entropy, saturation
 from .figures import HEATMAP_CMAP, PALETTE, get_alt, png_bytes
@@ -336,10 +335,7 @@ class AttentionExplorer:
         Shape:
             - 반환: 길이 ``L`` (패딩 마스크면 ``P``)
         """
-        tokens = list(self._settings["tokens"])
-        if "padding" in self._settings["mask"]:
-            tokens += [PAD_TOKEN] * (padded_length(len(tokens)) - len(tokens))
-        return tokens
+        return explorer_tokens(self._settings["tokens"], self._settings["mask"])
 
     # -- 계산과 그리기 ---------------------------------------------------------------------
     def forward(self, **settings: object) -> Tensor:
@@ -359,9 +355,7 @@ class AttentionExplorer:
         """
         s = _validate({**self._settings, **settings})
         model = self._model if s["seed"] == self._model.seed else ExplorerModel(s["seed"])
-        tokens = list(s["tokens"])
-        if "padding" in s["mask"]:
-            tokens += [PAD_TOKEN] * (padded_length(len(tokens)) - len(tokens))
+        tokens = explorer_tokens(s["tokens"], s["mask"])
         weights, _, _, _ = model.weights(tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"],
                                          scaled=s["scaled"])
         return weights

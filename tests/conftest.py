@@ -275,6 +275,31 @@ def raises_korean(exc_type: type[BaseException], fn: Callable[[], Any], *must_co
 
 
 # ---------------------------------------------------------------------------------------
+# 손으로 만든 헤드 가중치 (constructed attention weights for summary and alt-text tests)
+# ---------------------------------------------------------------------------------------
+
+
+def previous_head(L: int, share: float) -> Any:
+    """인과 마스크 아래 이전 토큰 헤드 ``(L, L)``: 행 0은 자기 자신(볼 수 있는 키가 하나), 나머지는 i-1에 share."""
+    import torch
+
+    w = torch.zeros(L, L)
+    w[0, 0] = 1.0
+    for i in range(1, L):
+        w[i, i - 1], w[i, i] = share, 1.0 - share
+    return w
+
+
+def first_head(L: int, share: float) -> Any:
+    """첫 토큰 헤드 ``(L, L)``: 모든 행이 키 0에 share, 나머지를 고르게 나눔."""
+    import torch
+
+    w = torch.full((L, L), (1.0 - share) / (L - 1))
+    w[:, 0] = share
+    return w
+
+
+# ---------------------------------------------------------------------------------------
 # 그림 검사 (figures)
 # ---------------------------------------------------------------------------------------
 

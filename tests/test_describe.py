@@ -26,25 +26,10 @@ from attn_lib.describe import (
     format_number,
     plain_text,
 )
-from conftest import raises_korean
+from conftest import first_head, previous_head, raises_korean
 from test_glossary import GLOSSARY, parse_glossary
 
 TOKENS = ["나는", "어제", "도서관에서", "책을", "빌렸다"]
-
-
-def previous_head(L: int = 8, share: float = 0.9) -> torch.Tensor:
-    """인과 마스크 아래 이전 토큰 헤드: 행 0은 자기 자신(볼 수 있는 키가 하나), 나머지는 i-1에 share."""
-    w = torch.zeros(L, L)
-    w[0, 0] = 1.0
-    for i in range(1, L):
-        w[i, i - 1], w[i, i] = share, 1.0 - share
-    return w
-
-
-def first_head(L: int = 5) -> torch.Tensor:
-    w = torch.full((L, L), 0.05 / (L - 1))
-    w[:, 0] = 0.95
-    return w
 
 
 def uniform_head(L: int = 5, S: int = 5) -> torch.Tensor:
@@ -66,8 +51,8 @@ def test_diagonal_head_is_self_attention_to_itself():
 
 
 def test_first_token_head_names_the_token():
-    assert describe_head(first_head(5), TOKENS, TOKENS) == "모든 쿼리(5개)가 첫 토큰('나는')에 집중 (평균 가중치 0.95)"
-    assert describe_head(first_head(5)).startswith("모든 쿼리(5개)가 첫 토큰에 집중")  # 이름이 없으면 따옴표 없이
+    assert describe_head(first_head(5, 0.95), TOKENS, TOKENS) == "모든 쿼리(5개)가 첫 토큰('나는')에 집중 (평균 가중치 0.95)"
+    assert describe_head(first_head(5, 0.95)).startswith("모든 쿼리(5개)가 첫 토큰에 집중")  # 이름이 없으면 따옴표 없이
 
 
 def test_uniform_head_is_spread_out():
@@ -157,7 +142,7 @@ def test_numpy_and_tensor_inputs_give_the_same_text():
 
 
 def test_describe_heads_prefixes_each_head():
-    w = torch.stack([previous_head(5, 0.9), first_head(5), torch.eye(5), uniform_head()])
+    w = torch.stack([previous_head(5, 0.9), first_head(5, 0.95), torch.eye(5), uniform_head()])
     lines = describe_heads(w, TOKENS, TOKENS)
     assert [line.split(":")[0] for line in lines] == ["헤드 0", "헤드 1", "헤드 2", "헤드 3"]
     assert lines[0] == "헤드 0: " + describe_head(w[0], TOKENS, TOKENS)
@@ -248,7 +233,7 @@ def test_summaries_use_only_glossary_terms():
     """요약 글에 용어집의 '쓰지 않는 말'(예: 주의, 머리, 질의)이 나오지 않아야 합니다."""
     banned = [b for term in parse_glossary(GLOSSARY.read_text(encoding="utf-8")) for b in term.banned]
     assert "주의" in banned and "질의" in banned  # 검사가 실제로 무언가를 찾는지
-    w = torch.stack([previous_head(5, 0.9), first_head(5), torch.eye(5), uniform_head(), torch.eye(5).flip(1)])
+    w = torch.stack([previous_head(5, 0.9), first_head(5, 0.95), torch.eye(5), uniform_head(), torch.eye(5).flip(1)])
     texts = describe_heads(w, TOKENS, TOKENS) + describe_heads(w) + [
         describe_saturation(w), describe_mask(causal_mask(5)), describe_curves([1, 2, 3], {"a": [1, 3, 2]}),
         describe_head(torch.eye(5), TOKENS, list("ABCDE")), describe_accuracy({1: [0.5]})]

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from attn_lib.describe import describe_heads
-from attn_lib.explorer_model import PAD_TOKEN, ExplorerModel
+from attn_lib.explorer_model import ExplorerModel, shown_tokens
 from attn_lib.metrics import attention_entropy, saturation
 from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames, unexpected_messages
 
@@ -109,16 +109,8 @@ def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs
     return probe, metas
 
 
-def tokens_for(meta: dict, mask: str) -> list[str]:
-    """탐색기가 보여 주는 토큰: 패딩 마스크면 ``[PAD]`` 를 ``P`` 개까지 붙입니다."""
-    tokens = list(meta["tokens"])
-    if "padding" in mask:
-        tokens += [PAD_TOKEN] * (meta["P"] - len(tokens))
-    return tokens
-
-
 def expected(meta: dict, model: ExplorerModel, pt: dict):
-    tokens = tokens_for(meta, pt["mask"])
+    tokens = shown_tokens(meta["tokens"], pt["mask"])
     weights, *_ = model.weights(tokens, d_k=pt["dk"], num_heads=pt["heads"], mask=pt["mask"], scaled=pt["scaled"])
     return weights
 
@@ -346,7 +338,7 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
                 assert drawn["ms"] is not None, f"{docname} {name}: 입력 이벤트가 일어나지 않았습니다"
                 # 그림 아래 글 요약(aria-live)도 같은 상태의 describe_heads 와 같아야 합니다
                 lines = root.locator(f"#{eid}-summary li").all_text_contents()
-                shown = tokens_for(meta, now["mask"])
+                shown = shown_tokens(meta["tokens"], now["mask"])
                 assert lines == describe_heads(weights, shown, shown), f"{docname} {name}: 글 요약이 그림과 다릅니다"
                 timings.setdefault(name, []).append(drawn["ms"])
                 previous = drawn

@@ -50,10 +50,10 @@ from attn_lib import (
 )
 from attn_lib import mask_plots, plots
 from attn_lib.describe import format_number
-from attn_lib.explorer_model import MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
+from attn_lib.explorer_model import MAX_HEADS, ExplorerModel, padded_length, shown_tokens
 from attn_lib.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt, install_alt_formatter, png_bytes
 from attn_lib.static_explorer import explorer_html, summary_caption, summary_key, summary_table
-from conftest import OfflinePage, raises_korean, read_toc_docnames
+from conftest import OfflinePage, first_head, previous_head, raises_korean, read_toc_docnames
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -71,20 +71,6 @@ def _load_extension():
 
 
 figure_alt = _load_extension()
-
-
-def previous_head(L: int = 5, share: float = 0.8) -> torch.Tensor:
-    w = torch.zeros(L, L)
-    w[0, 0] = 1.0
-    for i in range(1, L):
-        w[i, i - 1], w[i, i] = share, 1.0 - share
-    return w
-
-
-def first_head(L: int = 5, share: float = 0.9) -> torch.Tensor:
-    w = torch.full((L, L), (1.0 - share) / (L - 1))
-    w[:, 0] = share
-    return w
 
 
 def random_weights(*shape: int, seed: int = 0, temperature: float = 1.0) -> torch.Tensor:
@@ -256,7 +242,7 @@ def test_ipython_png_output_has_alt_metadata_and_the_same_text_in_the_png():
 
     shell = _shell()
     select_figure_formats(shell, {"png"})  # 인라인 백엔드가 하듯 matplotlib의 기본 표시 함수를 먼저 등록
-    fig = plot_head_heatmaps(torch.stack([previous_head(), first_head()]), TOKENS, TOKENS)
+    fig = plot_head_heatmaps(torch.stack([previous_head(5, 0.8), first_head(5, 0.9)]), TOKENS, TOKENS)
     data, metadata = shell.display_formatter.format(fig)
     assert "alt" not in metadata.get("image/png", {})  # 기본 함수는 alt를 싣지 않음: 바꿔야 하는 이유
     assert install_alt_formatter(shell)
@@ -319,7 +305,7 @@ def test_extension_warns_when_a_notebook_image_has_no_korean_alt(tmp_path, caplo
 
 def test_heatmaps_use_a_perceptually_uniform_colour_blind_safe_map():
     assert HEATMAP_CMAP in SAFE_CMAPS and not set(SAFE_CMAPS) & BAD_CMAPS
-    w = torch.stack([previous_head(), first_head()])
+    w = torch.stack([previous_head(5, 0.8), first_head(5, 0.9)])
     for fig in (plot_head_heatmaps(w), plot_batch_heatmaps(w)):
         names = {im.get_cmap().name for ax in fig.axes for im in ax.images}
         assert names and names <= set(SAFE_CMAPS), names
@@ -330,7 +316,7 @@ def test_heatmaps_use_a_perceptually_uniform_colour_blind_safe_map():
 
 @pytest.mark.parametrize("cmap", ["jet", "rainbow", "hsv", "nipy_spectral"])
 def test_rainbow_colormaps_are_rejected_in_korean(cmap):
-    w = torch.stack([previous_head(), first_head()])
+    w = torch.stack([previous_head(5, 0.8), first_head(5, 0.9)])
     raises_korean(ValueError, lambda: plot_head_heatmaps(w, cmap=cmap), cmap, "viridis")
     raises_korean(ValueError, lambda: plot_batch_heatmaps(w, cmap=cmap), cmap)
 
@@ -522,9 +508,7 @@ def explorer_blocks(html: str) -> list[tuple[dict, str, list[str], str]]:
 
 
 def expected_summary(meta: dict, dk: int, heads: int, mask: str, scaled: bool) -> list[str]:
-    tokens = list(meta["tokens"])
-    if "padding" in mask:
-        tokens += [PAD_TOKEN] * (meta["P"] - len(tokens))
+    tokens = shown_tokens(meta["tokens"], mask)
     weights, *_ = ExplorerModel(meta["seed"]).weights(tokens, d_k=dk, num_heads=heads, mask=mask, scaled=scaled)
     return describe_heads(weights, tokens, tokens)
 
