@@ -41,7 +41,10 @@ APT_PACKAGES := chromium fonts-nanum
 VENV_STAMP := $(VENV)/.stamp-venv
 # jupyter-cache 는 노트북 내용만 보고 결과를 재사용합니다. 장들이 import 하는 attn_lib 가 바뀌면
 # 저장된 출력(그림, 숫자, 대체 텍스트)이 낡으므로 캐시를 지워 모든 노트북을 다시 실행합니다.
-# (The execution cache keys on notebook content only; a changed attn_lib invalidates it.)
+# Sphinx 환경도 지웁니다: 환경이 남아 있으면 바뀌지 않은 노트북은 다시 읽지 않아(곧 실행하지 않아)
+# 낡은 출력이 페이지에 남고 캐시만 빈 채가 됩니다.
+# (The execution cache keys on notebook content only; a changed attn_lib invalidates it, and the
+# Sphinx environment must go too, or unchanged notebooks are neither re-read nor re-executed.)
 EXEC_STAMP := $(BUILD_DIR)/.stamp-attn-lib
 NODE_STAMP := $(NODE_MODULES)/.stamp-node
 ASSETS_STAMP := $(VENDOR)/.stamp-assets
@@ -123,6 +126,7 @@ grade: assignments
 # ---- 준비 단계 (setup steps) --------------------------------------------------------
 $(EXEC_STAMP): $(wildcard attn_lib/*.py)
 	rm -rf $(BUILD_DIR)/.jupyter_cache
+	rm -f $(BUILD_DIR)/.doctrees/environment.pickle
 	mkdir -p $(BUILD_DIR)
 	touch $@
 
