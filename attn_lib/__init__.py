@@ -1,7 +1,7 @@
 """attn_lib: 멀티헤드 어텐션 한국어 강좌의 작은 PyTorch 라이브러리.
 
 모듈은 한 방향으로만 서로를 부릅니다:
-widgets -> plots, mask_plots -> figures -> describe -> metrics -> attention/masks.
+widgets -> plots, mask_plots -> figures -> (head_sweep -> head_training -> toy, describe) -> metrics -> attention/masks.
 챕터는 여기서 다시 내보낸 이름을 씁니다::
 
     from attn_lib import MultiHeadAttention, causal_mask, plot_head_heatmaps
@@ -49,15 +49,24 @@ from .seq2seq import (
 )
 from .toy import (
     HeadToyModel,
-    compare_heads,
-    head_experiment,
+    ToyConfig,
     head_relation_shares,
     lookup_table,
     make_task_batch,
     name_head_relations,
     relation_ceilings,
-    train_head_model,
 )
+from .head_training import (
+    TrainingHistory,
+    compare_heads,
+    continue_training,
+    evaluate_head_model,
+    head_experiment,
+    train_head_model,
+    train_with_history,
+)
+from .head_sweep import SweepJob, SweepRun, run_sweep, sweep_jobs, sweep_records
+from .sweep_plots import plot_sweep, plot_training_history
 from .widgets import AttentionExplorer, head_tabs
 
 __all__ = [
@@ -82,6 +91,8 @@ __all__ = [
     "plot_mask",
     "plot_batch_heatmaps",
     "plot_head_accuracy",
+    "plot_sweep",
+    "plot_training_history",
     "set_alt",
     "describe_head",
     "describe_heads",
@@ -96,6 +107,16 @@ __all__ = [
     "head_tabs",
     "AttentionExplorer",
     "HeadToyModel",
+    "ToyConfig",
+    "TrainingHistory",
+    "train_with_history",
+    "continue_training",
+    "evaluate_head_model",
+    "SweepJob",
+    "SweepRun",
+    "sweep_jobs",
+    "run_sweep",
+    "sweep_records",
     "compare_heads",
     "head_experiment",
     "head_relation_shares",

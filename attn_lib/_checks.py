@@ -60,7 +60,7 @@ def broadcast_leading(shapes: Sequence[torch.Size], names: Sequence[str]) -> tor
 
 
 def check_mask(mask: object, target_shape: torch.Size, name: str = "attn_mask") -> Tensor:
-    """마스크가 bool 또는 실수 텐서이고, `target_shape`를 키우지 않고 브로드캐스트되는지 확인합니다.
+    """마스크가 bool 또는 float(덧셈 마스크) 텐서이고, `target_shape`를 키우지 않고 브로드캐스트되는지 확인합니다.
 
     정수 마스크는 '1이 참여인지 차단인지'가 모호하므로 거부합니다.
     """
@@ -68,7 +68,7 @@ def check_mask(mask: object, target_shape: torch.Size, name: str = "attn_mask") 
         raise TypeError(f"{name}은(는) torch.Tensor여야 하는데 {describe(mask)}이(가) 들어왔습니다.")
     if mask.dtype != torch.bool and not torch.is_floating_point(mask):
         raise TypeError(
-            f"{name}은(는) bool(True = 참여 가능) 또는 실수(점수에 더할 값) 텐서여야 하는데 "
+            f"{name}은(는) bool(True = 참여 가능) 또는 float 덧셈 마스크(점수에 더할 값) 텐서여야 하는데 "
             f"dtype={mask.dtype}이(가) 들어왔습니다. 0/1 정수 마스크는 뜻이 모호하니 "
             "mask.bool()처럼 bool로 바꾸세요."
         )

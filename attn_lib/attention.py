@@ -37,7 +37,7 @@ def scaled_dot_product_attention(
     계산 순서는 PyTorch의 ``F.scaled_dot_product_attention``과 같습니다.
 
     1. 점수: ``scores = (query @ key^T) * scale``
-    2. 마스크: bool 마스크는 ``False`` 자리를 ``-inf``로 채우고, 실수 마스크는 점수에 더합니다.
+    2. 마스크: bool 마스크는 ``False`` 자리를 ``-inf``로 채우고, 덧셈 마스크(float)는 점수에 더합니다.
     3. 마지막 축(키 축)으로 소프트맥스를 취해 가중치를 만듭니다.
     4. ``output = weights @ value``
 
@@ -52,7 +52,7 @@ def scaled_dot_product_attention(
         key: 키 텐서. 마지막 축 너비가 ``query``와 같아야 합니다.
         value: 밸류 텐서. 길이 축(끝에서 두 번째)이 ``key``와 같아야 합니다.
         attn_mask: 선택. bool이면 ``True`` = 참여 가능(F.scaled_dot_product_attention과 같은 극성),
-            실수면 스케일된 점수에 더하는 값(``-inf``는 차단). 점수 모양 ``(..., L, S)``로
+            float면 스케일된 점수에 더하는 값(덧셈 마스크)(``-inf``는 차단). 점수 모양 ``(..., L, S)``로
             모양을 키우지 않고 브로드캐스트되어야 합니다.
         scale: 점수에 곱할 값. ``None``이면 ``1 / sqrt(Dh)``, ``1.0``이면 스케일링 없음.
 
@@ -202,7 +202,7 @@ class MultiHeadAttention(nn.Module):
             query: 쿼리 쪽 입력.
             key: 키 쪽 입력 (기본값 ``query``).
             value: 밸류 쪽 입력 (기본값 ``key``).
-            attn_mask: bool(``True`` = 참여 가능) 또는 실수(더할 값) 마스크.
+            attn_mask: bool(``True`` = 참여 가능) 또는 float 덧셈 마스크(점수에 더할 값).
             scale: ``scaled_dot_product_attention``에 넘길 스케일 (기본 ``1/sqrt(Dh)``).
 
         Returns:

@@ -59,7 +59,7 @@ MISTAKES: dict[str, str] = {
     "split_order": "헤드를 잘못 나누었습니다. (B, L, E)를 곧바로 (B, H, L, Dh)로 view하면 토큰이 헤드로 흩어집니다. "
     "`view(B, L, H, Dh)` 다음에 `transpose(1, 2)`를 하세요.",
     "causal_strict": "대각선까지 가렸습니다. 쿼리 i는 자기 자신(키 i)도 볼 수 있어야 하므로 `tril()`(diagonal=0)입니다.",
-    "mask_float": "마스크는 bool 텐서여야 합니다(True = 참여 가능). 0/1 실수 텐서는 점수에 더해지는 값으로 해석됩니다.",
+    "mask_float": "마스크는 bool 텐서여야 합니다(True = 참여 가능). 0/1 float 텐서는 점수에 더하는 덧셈 마스크로 해석됩니다.",
     "padding_shape": "패딩 마스크가 (B, S) 모양입니다. 헤드 축과 쿼리 축으로 브로드캐스트되도록 (B, 1, 1, S)로 만드세요.",
     "combine_or": "두 마스크를 |(또는)로 합쳤습니다. 두 마스크가 모두 허용한 자리만 참여해야 하므로 &(그리고)입니다.",
     "scaled_flag": "scaled 인자를 무시했습니다. scaled=False일 때는 스케일링 없이, True일 때만 1/sqrt(d_k)를 곱합니다.",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import math
 import re
 import sys
 from binascii import b2a_base64
@@ -50,6 +51,8 @@ __all__ = [
     "get_alt",
     "png_bytes",
     "install_alt_formatter",
+    "tick_label",
+    "plain_log_ticks",
 ]
 
 #: 색각 이상이 있어도 구분되는 색 (Okabe-Ito 팔레트).
@@ -294,3 +297,27 @@ def _float_array(values: object, name: str, what: str) -> np.ndarray:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"{name}은(는) {what}의 목록이어야 하는데 {describe(values)}이(가) 들어왔습니다.") from None
+
+
+def tick_label(v: float) -> str:
+    """로그 눈금 이름: 8 -> "8", 0.125 -> "1/8", 그 밖에는 짧은 실수."""
+    if v >= 1 and float(v).is_integer():
+        return str(int(v))
+    if 0 < v < 1 and float(1 / v).is_integer() and 1 / v <= 64:
+        return f"1/{int(round(1 / v))}"
+    return f"{v:g}"
+
+
+def plain_log_ticks(axis: matplotlib.axis.Axis, base: int, values: np.ndarray) -> None:
+    """로그 축의 눈금 이름을 mathtext 없이 ``0.01``, ``1/8``처럼 적습니다.
+
+    matplotlib 기본값은 ``10^{-2}``를 mathtext로 그리는데, 한글 글꼴에 없는 빼기 기호(U+2212)를 써서
+    "glyph 없음" 경고가 납니다. 값의 범위가 300배보다 좁으면 1, 2, 5 눈금을 둡니다.
+    """
+    positive = values[np.isfinite(values) & (values > 0)]
+    span = math.log(positive.max() / positive.min(), base) if positive.size else 0.0
+    subs = (1.0, 2.0, 5.0) if base == 10 and span < 2.5 else (1.0,)
+    axis.set_major_locator(matplotlib.ticker.LogLocator(base=base, subs=subs))
+    label = tick_label if base == 2 else (lambda v: f"{v:g}")
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: label(v)))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())

@@ -1,7 +1,7 @@
-"""마스크 그림: bool 마스크 격자, 문장별 어텐션 히트맵, 헤드 수별 정확도 (matplotlib만 사용).
+"""마스크 그림: bool 마스크 격자, 시퀀스별 어텐션 히트맵, 헤드 수별 정확도 (matplotlib만 사용).
 
-- ``plot_mask``: 마스크를 두 색(``MASK_COLORS``) 격자로 (배치면 문장마다 패널 하나).
-- ``plot_batch_heatmaps``: 한 헤드의 가중치를 문장마다 히트맵으로 (``mask``를 주면 차단된 칸에 빗금).
+- ``plot_mask``: 마스크를 두 색(``MASK_COLORS``) 격자로 (배치면 시퀀스마다 패널 하나).
+- ``plot_batch_heatmaps``: 한 헤드의 가중치를 시퀀스마다 히트맵으로 (``mask``를 주면 차단된 칸에 빗금).
 - ``plot_head_accuracy``: 헤드 수별 시드 정확도와 정보 한계선 (한계 이름은 ``CEILING_LABELS``).
 
 헤드별 히트맵과 포화·곡선 그림은 ``plots``에, 한글 글꼴과 공통 색과 대체 텍스트 장치는 ``figures``에
@@ -110,16 +110,16 @@ def plot_mask(
 ) -> Figure:
     """bool 마스크를 두 색 격자로 그립니다 (행 = 쿼리, 열 = 키, 파랑 = 참여 가능, 회색 = 차단).
 
-    배치 마스크 ``(B, 1, L, S)``는 문장마다 패널 하나로 그립니다. 패딩 마스크 ``(B, 1, 1, S)``처럼
+    배치 마스크 ``(B, 1, L, S)``는 시퀀스마다 패널 하나로 그립니다. 패딩 마스크 ``(B, 1, 1, S)``처럼
     쿼리 축이 1이면 한 줄만 그리고 그 줄의 이름을 "모든 쿼리"로 적습니다(브로드캐스트로 모든
-    쿼리가 같은 줄을 씁니다). 문장마다 토큰이 다르면 이름을 패널별 목록의 목록으로 넘기세요.
+    쿼리가 같은 줄을 씁니다). 시퀀스마다 토큰이 다르면 이름을 패널별 목록의 목록으로 넘기세요.
 
     Args:
         mask: bool 마스크 (``True`` = 참여 가능).
         query_labels: 행 이름. 길이 ``L`` 목록 하나(모든 패널 공통) 또는 패널별 목록의 목록.
         key_labels: 열 이름. 길이 ``S`` 목록 하나 또는 패널별 목록의 목록.
         title: 그림 전체 제목.
-        panel_titles: 패널별 제목 (기본: 패널이 여럿이면 "문장 0", "문장 1", ...).
+        panel_titles: 패널별 제목 (기본: 패널이 여럿이면 "시퀀스 0", "시퀀스 1", ...).
 
     Returns:
         matplotlib ``Figure``. 범례에 "참여 가능"과 "차단"이 있습니다.
@@ -130,7 +130,7 @@ def plot_mask(
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
         raise TypeError(
             f"mask는 bool 텐서여야 하는데 {describe(mask)}이(가) 들어왔습니다. "
-            "실수 마스크라면 mask == 0처럼 참여 가능한 자리를 bool로 만들어 넘기세요."
+            "덧셈 마스크(float)라면 mask == 0처럼 참여 가능한 자리를 bool로 만들어 넘기세요."
         )
     m = _as_panels(mask, "mask").cpu().numpy()
     P, Lm, S = m.shape
@@ -139,7 +139,7 @@ def plot_mask(
     qlab = _panel_labels(query_labels, P, Lm, "query_labels")
     klab = _panel_labels(key_labels, P, S, "key_labels")
     names = _labels(panel_titles, P, "panel_titles") if panel_titles is not None else (
-        [f"문장 {b}" for b in range(P)] if P > 1 else [""]
+        [f"시퀀스 {b}" for b in range(P)] if P > 1 else [""]
     )
     fig, axes, rotate = _panel_axes(P, Lm, S, qlab, klab, title, 0.0)
     cmap = matplotlib.colors.ListedColormap([MASK_COLORS["차단"], MASK_COLORS["참여 가능"]])
@@ -175,10 +175,10 @@ def plot_batch_heatmaps(
     cmap: str = HEATMAP_CMAP,
     vmax: float = 1.0,
 ) -> Figure:
-    """배치의 문장마다 (헤드 하나의) 어텐션 가중치 히트맵을 하나씩 그립니다.
+    """배치의 시퀀스마다 (헤드 하나의) 어텐션 가중치 히트맵을 하나씩 그립니다.
 
-    ``plot_head_heatmaps``가 한 문장의 헤드들을 나란히 놓는다면, 이 함수는 한 헤드의 문장들을
-    나란히 놓습니다. 문장마다 토큰이 다를 수 있어서 이름을 패널별로 받습니다. ``mask``를 주면
+    ``plot_head_heatmaps``가 한 시퀀스의 헤드들을 나란히 놓는다면, 이 함수는 한 헤드의 시퀀스들을
+    나란히 놓습니다. 시퀀스마다 토큰이 다를 수 있어서 이름을 패널별로 받습니다. ``mask``를 주면
     차단된 칸에 빗금을 긋고 값은 적지 않아, 0이 마스크 때문인지 한눈에 보입니다.
 
     Args:
@@ -187,13 +187,13 @@ def plot_batch_heatmaps(
         key_labels: 열 이름. 목록 하나(공통) 또는 패널별 목록의 목록.
         mask: 선택. 가중치에 쓴 bool 마스크 (``True`` = 참여 가능). ``(B, L, S)``로 브로드캐스트되어야 합니다.
         title: 그림 전체 제목.
-        panel_titles: 패널별 제목 (기본 "문장 0", "문장 1", ...).
+        panel_titles: 패널별 제목 (기본 "시퀀스 0", "시퀀스 1", ...).
         annotate: 참여 가능한 칸마다 값을 적을지.
         cmap: 색지도 (기본 viridis; ``SAFE_CMAPS`` 중 하나).
         vmax: 색 범위의 최댓값.
 
     Returns:
-        matplotlib ``Figure``. 대체 텍스트에 문장마다 ``describe_head``의 요약이 있습니다.
+        matplotlib ``Figure``. 대체 텍스트에 시퀀스마다 ``describe_head``의 요약이 있습니다.
 
     Shape:
         - weights: ``(B, L, S)``, ``(B, 1, L, S)`` 또는 ``(L, S)``
@@ -217,7 +217,7 @@ def plot_batch_heatmaps(
             ) from None
     qlab = _panel_labels(query_labels, P, L, "query_labels")
     klab = _panel_labels(key_labels, P, S, "key_labels")
-    names = _labels(panel_titles, P, "panel_titles") if panel_titles is not None else [f"문장 {b}" for b in range(P)]
+    names = _labels(panel_titles, P, "panel_titles") if panel_titles is not None else [f"시퀀스 {b}" for b in range(P)]
     fig, axes, rotate = _panel_axes(P, L, S, qlab, klab, title, 0.9)
     ncols = axes.shape[1]
     image = None
@@ -241,7 +241,7 @@ def plot_batch_heatmaps(
     summary = "; ".join(f"{names[p]}: {describe_head(w[p], qlab[p] if query_labels is not None else None, klab[p] if key_labels is not None else None)}"
                         for p in range(P))
     hatched = f", 빗금 = 차단된 칸 {int(blocked.sum())}개" if mask is not None else ""
-    _attach(fig, True, f"문장별 어텐션 가중치 히트맵 {P}개(행 = 쿼리 {L}개, 열 = 키 {S}개{hatched})", summary, title)
+    _attach(fig, True, f"시퀀스별 어텐션 가중치 히트맵 {P}개(행 = 쿼리 {L}개, 열 = 키 {S}개{hatched})", summary, title)
     return fig
 
 

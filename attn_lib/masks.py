@@ -91,7 +91,7 @@ def combine_masks(*masks: Tensor) -> Tensor:
     합치면 ``(B, 1, L, S)``.
 
     Args:
-        *masks: bool 마스크 하나 이상 (``True`` = 참여 가능). 실수 마스크는 더하기로 합쳐야
+        *masks: bool 마스크 하나 이상 (``True`` = 참여 가능). 덧셈 마스크(float)는 더하기로 합쳐야
             하므로 여기서는 ``TypeError``입니다.
 
     Returns:

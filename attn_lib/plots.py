@@ -23,7 +23,9 @@ from torch import Tensor
 
 from ._checks import describe
 from .describe import describe_curves, describe_heads, describe_saturation, plain_text
-from .figures import HEATMAP_CMAP, PALETTE, _ALT_PARTS, _attach, _check_cmap, _float_array, _labels, _to_numpy
+from .figures import (
+    HEATMAP_CMAP, PALETTE, _ALT_PARTS, _attach, _check_cmap, _float_array, _labels, _to_numpy, plain_log_ticks, tick_label,
+)
 from .metrics import attention_entropy, saturation
 
 __all__ = [
@@ -182,30 +184,6 @@ def plot_saturation_histogram(
     return fig
 
 
-def _tick_label(v: float) -> str:
-    """로그 눈금 이름: 8 -> "8", 0.125 -> "1/8", 그 밖에는 짧은 실수."""
-    if v >= 1 and float(v).is_integer():
-        return str(int(v))
-    if 0 < v < 1 and float(1 / v).is_integer() and 1 / v <= 64:
-        return f"1/{int(round(1 / v))}"
-    return f"{v:g}"
-
-
-def _plain_log_ticks(axis: matplotlib.axis.Axis, base: int, values: np.ndarray) -> None:
-    """로그 축의 눈금 이름을 mathtext 없이 ``0.01``, ``1/8``처럼 적습니다.
-
-    matplotlib 기본값은 ``10^{-2}``를 mathtext로 그리는데, 한글 글꼴에 없는 빼기 기호(U+2212)를 써서
-    "glyph 없음" 경고가 납니다. 값의 범위가 300배보다 좁으면 1, 2, 5 눈금을 둡니다.
-    """
-    positive = values[np.isfinite(values) & (values > 0)]
-    span = math.log(positive.max() / positive.min(), base) if positive.size else 0.0
-    subs = (1.0, 2.0, 5.0) if base == 10 and span < 2.5 else (1.0,)
-    axis.set_major_locator(matplotlib.ticker.LogLocator(base=base, subs=subs))
-    label = _tick_label if base == 2 else (lambda v: f"{v:g}")
-    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: label(v)))
-    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-
-
 def _as_curve(values: object, n: int, name: str) -> np.ndarray:
     arr = _float_array(values, name, "수")
     if arr.ndim == 0:
@@ -275,13 +253,13 @@ def plot_curves(
     if logx:
         ax.set_xscale("log", base=2)
         if len(xs) <= 12:
-            ax.set_xticks(xs, [_tick_label(v) for v in xs])
+            ax.set_xticks(xs, [tick_label(v) for v in xs])
             ax.minorticks_off()
         else:
-            _plain_log_ticks(ax.xaxis, 2, xs)
+            plain_log_ticks(ax.xaxis, 2, xs)
     if logy:
         ax.set_yscale("log")
-        _plain_log_ticks(ax.yaxis, 10, np.concatenate([*curves.values(), *refs.values()]))
+        plain_log_ticks(ax.yaxis, 10, np.concatenate([*curves.values(), *refs.values()]))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)

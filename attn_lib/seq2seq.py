@@ -377,7 +377,7 @@ def alignment_accuracy(cross_weights: Tensor, lengths: Tensor) -> Tensor:
 
 
 def evaluate_seq2seq(model: Seq2SeqModel, batch: ReversalBatch | None = None) -> dict[str, float | int | list[float]]:
-    """평가용 열에서 탐욕적 디코딩 정확도와 헤드별 정렬 정확도를 잽니다.
+    """평가용 시퀀스에서 탐욕적 디코딩 정확도와 헤드별 정렬 정확도를 잽니다.
 
     - ``sequence_accuracy``: 탐욕적 디코딩으로 EOS까지(위치 ``0..n``) 모두 맞힌 시퀀스의 비율 (엄격한 기준).
     - ``token_accuracy``: 같은 디코딩에서 위치 ``0..n`` 가운데 맞힌 토큰의 비율.

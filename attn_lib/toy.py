@@ -10,35 +10,32 @@
 ``t-1``이 없거나 첫 토큰과 같으므로 손실과 정확도에서 뺍니다. ``MultiHeadAttention``의 파라미터 수는
 ``4*E*E + 4*E``로 ``H``와 무관하므로, 헤드 1/2/4개 모델은 ``E``도 파라미터 수도 똑같습니다.
 
-헤드 하나가 왜 힘든가: 소프트맥스 하나는 쿼리마다 밸류의 가중 평균(볼록 결합) 하나만 만듭니다.
-위치 0과 ``t-1``에 반반씩 어텐션하면 토큰 성분은 ``(v(a) + v(b)) / 2``라 ``a``와 ``b``를 바꿔도 같고,
-``f(a, b)``와 ``f(b, a)``를 구별할 수 없습니다. 0.6/0.4처럼 기울인 비율이면 원리상 구별되지만, 학습은
-대개 그 전에 쉬운 관계 하나(위치 0)에 가중치를 몰아 버리고(포화), 포화된 소프트맥스는 기울기가
-거의 0이라 빠져나오지 못합니다. 그때 정확도는 "첫 토큰만 알 때의 한계"(``relation_ceilings``)에
-멈춥니다. 헤드가 둘이면 헤드마다 관계 하나를 맡아 서로 다른 ``Dh`` 칸에 담으므로 순서가 보존됩니다.
-헤드를 나눠도 파라미터는 늘지 않습니다: 같은 파라미터로 분포를 여러 개 만들 뿐입니다.
+헤드 하나가 할 수 있는 것과 없는 것: 소프트맥스 하나는 쿼리마다 밸류의 볼록 결합 하나만 만듭니다.
+위치 0과 ``t-1``에 반반씩 어텐션하면 ``a``와 ``b``를 바꿔도 출력이 같지만, 0.6/0.4처럼 기울인 비율이면
+원리상 구별됩니다(구별 여유는 헤드 둘보다 작음). 학습이 그 비율을 찾는지는 설정에 달려 있습니다:
+잰 결과는 ``head_sweep``(학습률 x 시드 x 헤드 수 스윕)과 5장에 있습니다. 헤드를 나눠도 파라미터는
+늘지 않습니다: 같은 파라미터로 분포를 여러 개 만들 뿐입니다.
 
-주의: 결과는 시드에 따라 다릅니다(기본 설정에서 헤드 1개도 드물게 기울인 비율을 찾고, 헤드 2개도
-드물게 두 헤드가 같은 관계에 몰립니다). 역할 분담은 보장이 아니라 측정할 대상입니다:
-``head_relation_shares``로 확인하세요.
+이 모듈은 과제와 모델(그리고 헤드가 어디를 보는지 재는 함수)만 둡니다. 학습은 ``head_training``,
+여러 설정을 한꺼번에 돌리는 스윕은 ``head_sweep``에 있습니다.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from functools import lru_cache
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from ._checks import check_positive_int, check_seed, describe, single_thread
+from ._checks import check_positive_int, describe
 from .attention import MultiHeadAttention
 from .masks import causal_mask
 
 __all__ = [
     "ToyConfig", "HeadToyModel", "lookup_table", "make_task_batch", "relation_ceilings",
-    "train_head_model", "head_experiment", "compare_heads", "head_relation_shares", "name_head_relations",
+    "head_relation_shares", "name_head_relations", "IGNORE_INDEX",
 ]
 
 IGNORE_INDEX = -100  # 손실·정확도에서 뺄 위치(t < 2)의 정답 값 (F.cross_entropy의 기본 ignore_index)
@@ -55,7 +52,8 @@ class ToyConfig:
         mlp_dim: 읽기 MLP의 은닉 너비.
         steps: 옵티마이저(AdamW) 스텝 수.
         batch_size: 스텝마다 새로 뽑는 열 개수 ``B``.
-        lr: 학습률.
+        lr: AdamW의 학습률. 기본값 0.01은 5장 스윕(0.002~0.03)의 가운데이며, 결과가 이 값에 크게 달려
+            있으므로(헤드 하나는 0.02부터 멈춤) 결론은 스윕으로만 냅니다.
         test_size: 평가용 열 개수.
         table_seed: 표 ``f``의 시드 (모든 모델이 같은 과제를 풀도록 고정).
         test_seed: 평가 데이터 시드 (학습 시드와 무관하게 고정).
@@ -70,7 +68,7 @@ class ToyConfig:
     mlp_dim: int = 64
     steps: int = 300
     batch_size: int = 64
-    lr: float = 0.02
+    lr: float = 0.01
     test_size: int = 2000
     table_seed: int = 0
     test_seed: int = 12345
@@ -106,6 +104,8 @@ class HeadToyModel(nn.Module):
         self.readout = nn.Sequential(
             nn.LayerNorm(E), nn.Linear(E, config.mlp_dim), nn.ReLU(), nn.Linear(config.mlp_dim, config.vocab_size)
         )
+        # 인과 마스크는 한 번만 만들어 둡니다 (L <= seq_len이면 앞쪽 L x L을 잘라 씀). 저장하지 않는 버퍼.
+        self.register_buffer("causal_mask", causal_mask(config.seq_len), persistent=False)
 
     def forward(self, tokens: Tensor) -> tuple[Tensor, Tensor]:
         """로짓과 헤드별 어텐션 가중치를 돌려줍니다 (헤드 축을 평균 내지 않음).
@@ -118,7 +118,7 @@ class HeadToyModel(nn.Module):
         L = tokens.shape[1]
         positions = torch.arange(L, device=tokens.device)  # (L,)
         x = self.tok_emb(tokens) + self.pos_emb(positions)  # (B, L, E) + (L, E) -> (B, L, E)
-        attn_out, attn_weights = self.attn(x, attn_mask=causal_mask(L, device=tokens.device))
+        attn_out, attn_weights = self.attn(x, attn_mask=self.causal_mask[:L, :L])
         logits = self.readout(x + attn_out)  # (B, L, E) -> (B, L, V)
         return logits, attn_weights
 
@@ -144,8 +144,13 @@ def lookup_table(config: ToyConfig) -> Tensor:
     Shape:
         - 반환: ``(V, V)`` 정수
     """
-    g = torch.Generator().manual_seed(config.table_seed)
-    return torch.randint(config.vocab_size, (config.vocab_size, config.vocab_size), generator=g)  # (V, V)
+    return _table(config.vocab_size, config.table_seed).clone()  # 호출한 쪽이 고쳐도 캐시는 그대로
+
+
+@lru_cache(maxsize=8)
+def _table(vocab_size: int, table_seed: int) -> Tensor:
+    g = torch.Generator().manual_seed(table_seed)
+    return torch.randint(vocab_size, (vocab_size, vocab_size), generator=g)  # (V, V)
 
 
 def make_task_batch(
@@ -170,7 +175,7 @@ def make_task_batch(
     first = tokens[:, :1].expand(-1, L - 2)  # (B, 1) -> (B, L-2)
     previous = tokens[:, 1 : L - 1]  # (B, L) -> (B, L-2): 쿼리 t=2..L-1의 이전 토큰
     targets = torch.full((batch_size, L), IGNORE_INDEX, dtype=torch.long)  # (B, L)
-    targets[:, 2:] = lookup_table(config)[first, previous]  # (V, V)[(B, L-2), (B, L-2)] -> (B, L-2)
+    targets[:, 2:] = _table(V, config.table_seed)[first, previous]  # (V, V)[(B, L-2), (B, L-2)] -> (B, L-2)
     return tokens, targets
 
 
@@ -189,83 +194,6 @@ def relation_ceilings(config: ToyConfig | None = None) -> dict[str, float]:
     previous = sum(int(torch.bincount(f[:, b], minlength=V).max()) for b in range(V)) / V**2
     pair = sum(1.0 if f[a, b] == f[b, a] else 0.5 for a in range(V) for b in range(V)) / V**2
     return {"first_only": first, "previous_only": previous, "unordered_pair": pair}
-
-
-def train_head_model(num_heads: int, seed: int, config: ToyConfig | None = None) -> tuple[HeadToyModel, float]:
-    """헤드 ``num_heads``개 모델을 학습하고, 따로 떼어 둔 평가 데이터에서 정확도를 잽니다.
-
-    초기화와 학습 데이터는 ``seed``로, 평가 데이터는 ``config.test_seed``로 정해집니다. 학습 중에만
-    스레드 수를 1로 두며, 끝나면 전역 스레드 수와 전역 난수 상태를 되돌립니다.
-
-    Args:
-        num_heads: 헤드 수 ``H`` (``embed_dim``을 나누어떨어뜨려야 함).
-        seed: 0 이상의 정수 시드.
-        config: 하이퍼파라미터 (기본 ``ToyConfig()``).
-
-    Returns:
-        ``(학습된 모델(eval 모드), 정확도)``. 정확도는 평가 열의 위치 ``t >= 2`` 전체에 대한 비율입니다.
-
-    Shape:
-        - 모델 입력 ``(B, L)`` -> ``(logits (B, L, V), weights (B, H, L, L))``
-
-    Raises:
-        TypeError: ``num_heads``/``seed``가 정수가 아니거나 ``config``가 ``ToyConfig``가 아닐 때.
-        ValueError: ``num_heads < 1``이거나 ``embed_dim``을 나누지 못할 때, ``seed < 0``일 때.
-    """
-    config = ToyConfig() if config is None else config
-    if not isinstance(config, ToyConfig):
-        raise TypeError(f"config는 ToyConfig여야 하는데 {describe(config)}이(가) 들어왔습니다.")
-    check_positive_int(num_heads, "num_heads")
-    check_seed(seed)
-    if config.embed_dim % num_heads != 0:
-        raise ValueError(
-            f"embed_dim(={config.embed_dim})은 num_heads(={num_heads})로 나누어떨어져야 합니다 "
-            f"(나머지 {config.embed_dim % num_heads})."
-        )
-    # 스레드 하나 + 시드 고정(초기화용; 학습·평가 데이터는 따로 만든 Generator를 씀), 끝나면 전역 상태 복원
-    with single_thread(seed):
-        return _train(num_heads, seed, config)
-
-
-def _train(num_heads: int, seed: int, config: ToyConfig) -> tuple[HeadToyModel, float]:
-    """학습 루프 본체 (검사와 전역 상태 관리는 ``train_head_model``이 맡음)."""
-    model = HeadToyModel(config, num_heads)
-    data_gen = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
-    model.train()
-    for _ in range(config.steps):
-        tokens, targets = make_task_batch(config.batch_size, config, data_gen)
-        logits, _ = model(tokens)
-        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())  # (B, L, V) -> (B*L, V), (B, L) -> (B*L,)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-    model.eval()
-    test_tokens, test_targets = make_task_batch(config.test_size, config, torch.Generator().manual_seed(config.test_seed))
-    with torch.no_grad():
-        logits, _ = model(test_tokens)
-    scored = test_targets != IGNORE_INDEX  # (B, L)
-    return model, (logits.argmax(dim=-1)[scored] == test_targets[scored]).double().mean().item()
-
-
-def head_experiment(num_heads: int, seed: int, config: ToyConfig | None = None) -> float:
-    """새로 학습한 모델의 평가 정확도(``train_head_model``과 같은 인자). 같은 시드면 프로세스가 달라도 같은 값.
-
-    Shape:
-        - 반환: 0~1 사이의 파이썬 ``float``
-    """
-    return train_head_model(num_heads, seed, config)[1]
-
-
-def compare_heads(
-    head_counts: Sequence[int] = (1, 2, 4), seeds: Sequence[int] = (0, 1, 2), config: ToyConfig | None = None
-) -> dict[int, list[float]]:
-    """헤드 수 x 시드 정확도 표. 헤드 수 말고는 모든 하이퍼파라미터가 같습니다.
-
-    Shape:
-        - 반환: ``{num_heads: [시드별 정확도, ...]}`` (길이 ``len(seeds)``인 목록)
-    """
-    return {h: [head_experiment(h, s, config) for s in seeds] for h in head_counts}
 
 
 def head_relation_shares(weights: Tensor) -> Tensor:

@@ -47,7 +47,7 @@ EXTRA_RUNTIME_ROOTS = ("pandas", "jupyterlab", "ipykernel")
 #: 책을 빌드하거나 테스트하거나 채점할 때만 쓰는 뿌리 (Binder 에 넣지 않음)
 BUILD_TEST_ROOTS = (
     "jupyter-book", "sphinx", "myst-nb", "jupytext", "playwright", "pytest", "pytest-timeout",
-    "nbval", "hypothesis", "coverage", "otter-grader", "altair", "seaborn", "sphinx-exercise",
+    "nbval", "hypothesis", "coverage", "otter-grader", "altair", "sphinx-exercise",
 )
 #: 설치 도구: 최상위 requirements.txt 도 고정하지 않으므로 Binder 에서도 pip 이 고릅니다
 #: (torch 2.13 이 setuptools>=77.0.3 을 요구합니다).

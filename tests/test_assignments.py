@@ -125,9 +125,17 @@ WRONG = {
                  "    return mha(decoder_x, encoder_out, encoder_out)\n",
                  "def attention_weights": "def attention_weights(query, key):\n"
                  "    return torch.softmax(query @ key.transpose(-2, -1), dim=-1)\n"},
-                [("q2_4", "mask_inverted"), ("q5_2", "cross_no_mask"), ("q1_2", "no_scale")]),
+                [("q2_4", "mask_inverted"), ("q6_2", "cross_no_mask"), ("q1_2", "no_scale")]),
     "wrong_d": ({ATTN_HEAD: ATTN["nan_rows"], "def scale_for_dk": "def scale_for_dk(d_k):\n    return 1.0 / d_k\n"},
                 [("q2_4", "nan_rows"), ("q4_1", "scale_dk")]),
+}
+# 힌트가 MISTAKES가 아니라 숨은 테스트의 한국어 메시지에 있는 틀린 답: (바꿀 셀, [(문제, 피드백에 있어야 할 말)])
+# q3_3: "디코더 셀프 어텐션에는 두 마스크가 늘 필요하다"고 믿으면 오른쪽 패딩에서도 실제 토큰 행이 바뀐다고 답합니다.
+WRONG_REASONING = {
+    "wrong_e": ({"def combine": "def combine(causal, padding):\n    return causal & padding\n\n\n"
+                 "q3_3_right = {(1, 0), (1, 1), (1, 2), (1, 3)}\n"
+                 "q3_3_left = {(1, 0), (1, 1), (1, 2), (1, 3)}\n"},
+                [("q3_3", "인과 마스크가 이미 실제 토큰에게서 [PAD] 키를 가립니다")]),
 }
 BUILTIN = {
     ATTN_HEAD: "from attn_lib import scaled_dot_product_attention as sdpa\n\n\n" + ATTN_HEAD
@@ -139,11 +147,11 @@ BUILTIN = {
 
 @pytest.fixture(scope="module")
 def graded(dist: Path, tmp_path_factory):
-    """제출 10개를 만들어 scripts/grade.py로 한 번에 채점하고 (CSV 행, 피드백 폴더)를 돌려줍니다."""
+    """제출 11개를 만들어 scripts/grade.py로 한 번에 채점하고 (CSV 행, 피드백 폴더)를 돌려줍니다."""
     subs = tmp_path_factory.mktemp("submissions")
     nbformat.write(nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4), subs / "master.ipynb")
     nbformat.write(nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4), subs / "untouched.ipynb")
-    for name, (changes, _) in {**WRONG, "builtin": (BUILTIN, [])}.items():
+    for name, (changes, _) in {**WRONG, **WRONG_REASONING, "builtin": (BUILTIN, [])}.items():
         nb = _solved(dist)
         for prefix, source in changes.items():
             _define(nb, prefix, source)
@@ -170,8 +178,8 @@ def graded(dist: Path, tmp_path_factory):
 
 def test_csv_has_a_row_per_submission(graded):
     rows, _ = graded
-    assert set(rows) == {"master", "untouched", "wrong_a", "wrong_b", "wrong_c", "wrong_d", "builtin", "raises",
-                         "deleted_check", "loops"}
+    assert set(rows) == {"master", "untouched", "wrong_a", "wrong_b", "wrong_c", "wrong_d", "wrong_e", "builtin",
+                         "raises", "deleted_check", "loops"}
     questions = [k for k in next(iter(rows.values())) if re.fullmatch(r"q\d_\d", k)]
     assert len(questions) >= 10
 
@@ -198,6 +206,18 @@ def test_wrong_variants_lose_points_and_get_the_targeted_hint(graded, name):
         assert float(row[question]) < float(rows["master"][question]), f"{name}: {question}가 만점입니다"
         block = text.split(f"\n{question}: ", 1)[1].split("\n\nq", 1)[0]
         assert MISTAKES[mistake] in block, f"{name}/{question}: 힌트 {mistake!r}가 피드백에 없습니다:\n{block}"
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_REASONING))
+def test_wrong_reasoning_loses_points_and_the_hidden_test_explains_why(graded, name):
+    rows, feedback = graded
+    row = rows[name]
+    assert row["status"] == "ok"
+    text = (feedback / f"{name}.txt").read_text(encoding="utf-8")
+    for question, explanation in WRONG_REASONING[name][1]:
+        assert float(row[question]) < float(rows["master"][question]), f"{name}: {question}가 만점입니다"
+        block = text.split(f"\n{question}: ", 1)[1].split("\n\nq", 1)[0]
+        assert explanation in block, f"{name}/{question}: 피드백에 설명이 없습니다:\n{block}"
 
 
 def test_calling_the_library_or_torch_is_not_full_marks(graded):
@@ -287,7 +307,7 @@ def test_hidden_tests_are_only_in_the_autograder(dist):
 
 def test_practice_page_does_not_publish_graded_solutions():
     solution, _ = _master_parts()
-    page = (ROOT / "chapters" / "06_practice.ipynb").read_text(encoding="utf-8")
+    page = (ROOT / "chapters" / "07_practice.ipynb").read_text(encoding="utf-8")
     page += "".join("".join(c["source"]) for c in json.loads(page)["cells"])
     assert not sorted(line for line in solution if line in page)
 

@@ -131,14 +131,14 @@ def _mask(case: int):
     if m.dim() == 2:
         return lambda: plot_mask(m, key_labels=TOKENS), [f"참여 가능 {int(m.sum())}칸 / {m.numel()}칸"]
     # 패널(문장)마다 그 문장의 마스크에서 센 칸 수
-    return lambda: plot_mask(m, key_labels=TOKENS), [f"문장 {b}: 참여 가능 {int(p.sum())}칸 / {p.numel()}칸"
+    return lambda: plot_mask(m, key_labels=TOKENS), [f"시퀀스 {b}: 참여 가능 {int(p.sum())}칸 / {p.numel()}칸"
                                                      for b, p in enumerate(m)]
 
 
 def _batch(case: int):
     w = torch.stack([previous_head(5, 0.8), first_head(5, 0.6 + 0.2 * case)])
     return (lambda: plot_batch_heatmaps(w, TOKENS, TOKENS, mask=causal_mask(5) if case else None),
-            [f"{float(w[1, :, 0].mean()):.2f}", "문장 0", "문장 1"])
+            [f"{float(w[1, :, 0].mean()):.2f}", "시퀀스 0", "시퀀스 1"])
 
 
 def _accuracy(case: int):

@@ -84,6 +84,7 @@ class ProseLine:
     where: str  # 사람이 읽는 위치: "intro.md 12행" 또는 "...ipynb 셀 3, 5행"
     text: str
     is_heading: bool
+    raw: str = ""  # 인라인 요소를 지우기 전의 원문 줄 (링크를 찾을 때 씀)
 
 
 def _blank(m: re.Match) -> str:
@@ -157,8 +158,8 @@ def prose_lines(source: str, where_prefix: str) -> list[ProseLine]:
     # 줄 구조를 지키며 인라인 요소를 지웁니다.
     joined = _strip_inline("\n".join(text for _, text, _ in kept))
     out = []
-    for (n, _, heading), text in zip(kept, joined.split("\n")):
-        out.append(ProseLine(f"{where_prefix}{n}행", text, heading))
+    for (n, raw, heading), text in zip(kept, joined.split("\n")):
+        out.append(ProseLine(f"{where_prefix}{n}행", text, heading, raw))
     return out
 
 
@@ -232,9 +233,9 @@ def find_banned(lines: list[ProseLine], terms: list[Term]) -> list[str]:
     return errors
 
 
-def first_use_errors(lines: list[ProseLine], terms: list[Term], page: str) -> list[str]:
-    """용어마다 본문(제목 제외)에서의 첫 등장 바로 뒤에 `(English)`가 있는지 검사합니다.
-    더 긴 용어 안에 든 짧은 용어(예: '멀티헤드 어텐션' 안의 '어텐션')는 세지 않습니다."""
+def first_uses(lines: list[ProseLine], terms: list[Term]) -> tuple[dict[str, re.Match], str, list[int]]:
+    """용어마다 본문(제목 제외)에서의 첫 등장. 더 긴 용어 안에 든 짧은 용어(예: '멀티헤드 어텐션' 안의
+    '어텐션')는 세지 않습니다. (첫 등장, 이은 글, 줄 시작 위치)를 돌려줍니다."""
     text, starts = _joined(lines, skip_headings=True)
     # 긴 용어부터 자리를 차지하고, 이미 차지된 자리와 겹치는 짧은 용어는 건너뜁니다.
     taken: list[tuple[int, int]] = []
@@ -247,14 +248,23 @@ def first_use_errors(lines: list[ProseLine], terms: list[Term], page: str) -> li
             taken.append((s, e))
             if term.korean not in first:
                 first[term.korean] = m
+    return first, text, starts
+
+
+def _english_regex(term: Term) -> str:
+    return r"[-\s]+".join(re.escape(p) for p in re.split(r"[-\s]+", term.english))
+
+
+def first_use_errors(lines: list[ProseLine], terms: list[Term], page: str) -> list[str]:
+    """용어마다 본문(제목 제외)에서의 첫 등장 바로 뒤에 `(English)`가 있는지 검사합니다."""
+    first, text, starts = first_uses(lines, terms)
     errors = []
     for term in terms:
         m = first.get(term.korean)
         if m is None:
             continue
         after = text[m.end("w"):]
-        english = r"[-\s]+".join(re.escape(p) for p in re.split(r"[-\s]+", term.english))
-        if not re.match(rf"\(\s*{english}(?![A-Za-z])[^)]*\)", after, flags=re.I):
+        if not re.match(rf"(\*\*)?\(\s*{_english_regex(term)}(?![A-Za-z])[^)]*\)", after, flags=re.I):
             pl = _line_at(lines, starts, m.start("w"))
             errors.append(
                 f"{pl.where}: '{term.korean}'이(가) 이 페이지({page})에서 처음 나오는 자리인데 "
@@ -262,6 +272,120 @@ def first_use_errors(lines: list[ProseLine], terms: list[Term], page: str) -> li
                 f"줄: {pl.text.strip()!r}"
             )
     return errors
+
+
+# ---------------------------------------------------------------------------
+# 용어의 순서: 정의하기 전에 쓰지 않기
+# ---------------------------------------------------------------------------
+# 용어를 가르치는 자리(정의 자리)는 본문에 `**한국어**(English)`처럼 한국어를 굵게 적습니다. (`**한국어(English)**은`처럼
+# 닫는 `**`이 괄호 뒤에 오고 바로 한글이 이어지면 CommonMark가 굵게 그리지 않으므로 그 꼴은 쓰지 않습니다.) 목차 순서로 정의 자리보다
+# 앞선 페이지가 그 용어를 쓰면, 그 페이지의 첫 사용 줄에 정의 자리가 있는 페이지로 가는 링크
+# ({ref}`그 페이지의 이름표`, {doc}`그 페이지`, [글](그 페이지))가 있어야 합니다. 정의 자리도, 선행 목록도
+# 손으로 적은 표가 아니라 책 본문에서 읽습니다.
+
+LABEL_RE = re.compile(r"^\(([\w:.-]+)\)=\s*$", re.M)
+ROLE_LINK_RE = re.compile(r"\{(ref|numref|doc)\}`(?:[^`<]*<([^`>]+)>|([^`]+))`")
+MD_LINK_RE = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@dataclass
+class BookPage:
+    docname: str  # 예: "chapters/02_multi_head" (확장자 없음)
+    lines: list[ProseLine]
+    labels: set[str]  # 이 페이지에 있는 (이름표)=
+
+
+def definition_regex(term: Term) -> re.Pattern:
+    """정의 자리 `**용어**(English)`."""
+    return re.compile(
+        rf"(?<![\w*])\*\*{_word_pattern(term.korean)}\*\*\(\s*{_english_regex(term)}(?![A-Za-z])[^)]*\)", re.I
+    )
+
+
+def broken_bold(lines: list[ProseLine]) -> list[str]:
+    """닫는 `**` 바로 앞이 문장 부호이고 바로 뒤가 한글이면 CommonMark는 굵게 그리지 않습니다
+    (`**어텐션(attention)**은` -> 별표가 그대로 보임). 줄 안의 `**`을 여는 것, 닫는 것 순서로 보고 닫는 것만 검사합니다."""
+    errors = []
+    for pl in lines:
+        marks = [m.start() for m in re.finditer(r"\*\*", pl.text)]
+        for pos in marks[1::2]:  # 닫는 **
+            before, after = pl.text[pos - 1: pos], pl.text[pos + 2: pos + 3]
+            if before and not re.match(r"[\w가-힣\s]", before) and re.match(r"[가-힣]", after):
+                errors.append(f"{pl.where}: 굵은 글씨가 그려지지 않습니다(닫는 ** 앞이 문장 부호, 뒤가 한글). "
+                              f"'**용어**(English)'처럼 쓰세요. 줄: {pl.text.strip()!r}")
+    return errors
+
+
+def _normalize_doc(target: str, page_docname: str) -> str:
+    target = re.sub(r"#.*$", "", target)
+    target = re.sub(r"\.(md|ipynb|html)$", "", target)
+    if target.startswith("/"):
+        return target.lstrip("/")
+    parts = page_docname.split("/")[:-1]
+    for piece in target.split("/"):
+        if piece == "..":
+            parts = parts[:-1]
+        elif piece not in ("", "."):
+            parts.append(piece)
+    return "/".join(parts)
+
+
+def link_targets(raw_line: str, page_docname: str) -> set[str]:
+    """원문 한 줄에 있는 링크가 가리키는 이름표와 문서 이름."""
+    found: set[str] = set()
+    for role, angled, plain in ROLE_LINK_RE.findall(raw_line):
+        target = (angled or plain).strip()
+        found.add(_normalize_doc(target, page_docname) if role == "doc" else target)
+    for target in MD_LINK_RE.findall(raw_line):
+        if target.startswith("#"):
+            found.add(target[1:])
+        elif not re.match(r"[a-z]+://", target):
+            found.add(_normalize_doc(target, page_docname))
+    return found
+
+
+def term_order_errors(pages: list[BookPage], terms: list[Term]) -> list[str]:
+    """목차 순서로, 정의 자리보다 앞선 페이지가 링크 없이 용어를 쓰면 오류. 정의 자리가 없는 용어도 오류."""
+    defined_at: dict[str, int] = {}
+    for i, page in enumerate(pages):
+        text, _ = _joined(page.lines, skip_headings=False)
+        for term in terms:
+            if term.korean not in defined_at and definition_regex(term).search(text):
+                defined_at[term.korean] = i
+    errors = []
+    for i, page in enumerate(pages):
+        first, _, starts = first_uses(page.lines, terms)
+        for term in terms:
+            m = first.get(term.korean)
+            if m is None:
+                continue
+            pl = _line_at(page.lines, starts, m.start("w"))
+            d = defined_at.get(term.korean)
+            if d is None:
+                errors.append(
+                    f"{pl.where}: '{term.korean}'을(를) 쓰는데 책 어디에도 정의 자리가 없습니다. 이 용어를 가르치는 "
+                    f"곳에 '**{term.korean}**({term.english})'처럼 굵게 적으세요."
+                )
+            elif d > i:
+                home = pages[d]
+                targets = link_targets(pl.raw, page.docname)
+                if home.docname not in targets and not targets & home.labels:
+                    errors.append(
+                        f"{pl.where}: '{term.korean}'은(는) 목차에서 뒤에 오는 {home.docname}에서 정의되는데, 이 페이지의 "
+                        f"첫 사용 줄에 그 페이지로 가는 링크가 없습니다. 같은 줄에 {{ref}}`이름표`를 넣거나, 정의를 "
+                        f"이 페이지로 옮기세요. 줄: {pl.raw.strip()!r}"
+                    )
+    return errors
+
+
+def book_page(path: Path, root: Path = ROOT) -> BookPage:
+    rel = path.relative_to(root).with_suffix("").as_posix()
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        raw = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    else:
+        raw = path.read_text(encoding="utf-8")
+    return BookPage(rel, page_prose(path, root), set(LABEL_RE.findall(raw)))
 
 
 # ---------------------------------------------------------------------------
@@ -355,6 +479,25 @@ def test_chapters_follow_first_use_rule(terms, pages):
     for page in chapters:
         errors += first_use_errors(page_prose(page), terms, page.relative_to(ROOT).as_posix())
     assert not errors, "첫 사용 규칙 위반:\n" + "\n".join(errors)
+
+
+def test_bold_renders_before_hangul(pages):
+    errors = []
+    for page in pages:
+        errors += broken_bold(page_prose(page))
+    assert not errors, "\n".join(errors)
+
+
+def test_broken_bold_detector():
+    assert broken_bold(prose_lines("**어텐션(attention)**은 연산입니다.", "t ")), "괄호 뒤 **에 한글이 붙은 꼴을 찾아야 합니다"
+    assert broken_bold(prose_lines("**True**=참여", "t ")) == []
+    assert broken_bold(prose_lines("**어텐션**(attention)은 **중요**합니다. **(가)** 다음. (**나**)와", "t ")) == []
+
+
+def test_no_term_is_used_before_the_page_that_defines_it(terms, pages):
+    book = [book_page(p) for p in pages]
+    errors = term_order_errors(book, terms)
+    assert not errors, "용어 순서 위반:\n" + "\n".join(errors)
 
 
 def test_multi_head_chapter_is_checked(pages):
@@ -455,3 +598,27 @@ def test_first_use_ignores_headings_and_notebook_code(tmp_path):
     assert first_use_errors(lines, MINI_TERMS, "x") == []
     assert find_banned(lines, MINI_TERMS) == []
     assert any("셀 2, 1행" in pl.where for pl in lines)
+
+
+def _mini_page(docname: str, text: str) -> BookPage:
+    return BookPage(docname, prose_lines(text, f"{docname} "), set(LABEL_RE.findall(text)))
+
+
+def test_term_order_flags_use_before_definition_and_accepts_a_link():
+    later = _mini_page("chapters/03_masks", "(sec-masks)=\n# 마스크\n\n**마스크**(mask)는 볼 자리를 정합니다.\n")
+    early = _mini_page("chapters/01_a", "# 하나\n\n마스크(mask)를 씁니다.\n")
+    errors = term_order_errors([early, later], MINI_TERMS)
+    assert len(errors) == 1 and "'마스크'" in errors[0] and "chapters/03_masks" in errors[0], errors
+    for link in ["{ref}`sec-masks`", "{ref}`마스크 장 <sec-masks>`", "{doc}`03_masks`", "[마스크 장](03_masks.ipynb)"]:
+        linked = _mini_page("chapters/01_a", f"# 하나\n\n마스크(mask)를 씁니다({link}).\n")
+        assert term_order_errors([linked, later], MINI_TERMS) == [], link
+    wrong = _mini_page("chapters/01_a", "# 하나\n\n마스크(mask)를 씁니다({ref}`sec-other`).\n")
+    assert len(term_order_errors([wrong, later], MINI_TERMS)) == 1
+    # 정의 자리가 앞에 있으면 링크가 없어도 됩니다.
+    assert term_order_errors([later, early], MINI_TERMS) == []
+
+
+def test_term_order_requires_a_definition_somewhere():
+    page = _mini_page("chapters/01_a", "# 하나\n\n키(key)를 씁니다. **마스크**(mask)도 정의합니다.\n")
+    errors = term_order_errors([page], MINI_TERMS)
+    assert len(errors) == 1 and "'키'" in errors[0] and "정의 자리가 없습니다" in errors[0], errors

@@ -82,18 +82,21 @@ def test_every_reshape_line_has_a_shape_comment(path):
 
 
 # 모듈 층: 아래층만 import (widgets -> plots/mask_plots -> figures -> 실험·그림 요약 -> metrics
-# -> attention/masks -> _checks). 층 3 이하(수학·실험)는 matplotlib/ipywidgets를 import하지 않습니다.
-MATH_TOP = 3
+# -> attention/masks -> _checks). 층 MATH_TOP 이하(수학·실험)는 matplotlib/ipywidgets를 import하지 않습니다.
+MATH_TOP = 5
 LAYERS = {
     "_checks": 0,
     "attention": 1, "masks": 1,
     "metrics": 2,
     "toy": 3, "seq2seq": 3, "scaling": 3, "exercises": 3, "explorer_model": 3,  # 작은 실험과 채점기
     "describe": 3,  # 그림 요약(대체 텍스트): 데이터 -> 한국어 글, matplotlib 없음
-    "figures": 4,  # 한글 글꼴, 공통 색, 대체 텍스트 장치, 그림 입력 도우미 (그림 함수 없음)
-    "static_explorer": 4,  # 커널 없는 탐색기 HTML: explorer_model과 describe만 씀
-    "plots": 5, "mask_plots": 5,  # 그림 함수: figures만 함께 쓰고 서로는 import하지 않음
-    "widgets": 6,
+    "head_training": 4,  # toy 과제의 학습 (학습 중 기록 포함)
+    "head_sweep": 5,  # 헤드 수 x 학습률 x 시드 스윕 (프로세스 여러 개)
+    "figures": 6,  # 한글 글꼴, 공통 색, 대체 텍스트 장치, 그림 입력 도우미 (그림 함수 없음)
+    "static_explorer": 6,  # 커널 없는 탐색기 HTML: explorer_model과 describe만 씀
+    "plots": 7, "mask_plots": 7,  # 그림 함수: figures만 함께 쓰고 서로는 import하지 않음
+    "sweep_plots": 7,  # 스윕과 학습 기록 그림 (seaborn)
+    "widgets": 8,
 }
 DRAWING = {"matplotlib", "seaborn", "ipywidgets", "IPython"}
 

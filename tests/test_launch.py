@@ -66,7 +66,7 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # 책을 빌드·테스트·채점할 때만 쓰는 패키지: Binder 이미지에 들어가면 안 됩니다
 BUILD_TEST_ONLY = re.compile(
     r"^(jupyter-book|sphinx.*|myst-.*|pydata-sphinx-theme|playwright|pytest.*|nbval|hypothesis|coverage|"
-    r"otter-grader|nbgrader|jupytext|jupyter-cache|altair|seaborn)$"
+    r"otter-grader|nbgrader|jupytext|jupyter-cache|altair)$"
 )
 
 

@@ -2,6 +2,8 @@
 
 - 누출 검사기 ``future_leak``: 인과 마스크를 건 구현은 정확히 0, 마스크가 없거나 잘못 건 구현은 0보다 큼
 - 모든 키가 가려진 행: ``attn_lib``은 0(기울기도 유한), 순진한 구현은 NaN
+- 장의 주장: 점수 0은 가중치 0이 아님(편향 없는 투영), 오른쪽 패딩에서는 인과 마스크만으로 실제 토큰 행이 같고
+  왼쪽 패딩에서는 다름, 치트시트가 말하는 PyTorch 덧셈 마스크 규칙
 - 마스크 그림 ``plot_mask``, ``plot_batch_heatmaps``: 그린 값, 한국어 범례, 빗금, 패널
 - 장 노트북의 구조(출력 없음, 라벨, 숨긴 셀, 정리·연습 문제)와 용어집 규칙
 - 치트시트의 ``literalinclude``가 실제 코드를 가리키는지 (빌드 없이도 어긋남을 잡도록)
@@ -210,7 +212,7 @@ def test_plot_mask_batch_panels_per_sentence_labels_and_padding_row():
     assert len(images) == 2
     for b, im in enumerate(images):
         assert torch.equal(torch.as_tensor(im.get_array()).bool(), both[b, 0])
-    assert {"문장 0", "문장 1", "[PAD]"} <= set(_texts(fig))
+    assert {"시퀀스 0", "시퀀스 1", "[PAD]"} <= set(_texts(fig))
 
     pad_fig = plot_mask(padding_mask(lengths, 5), key_labels=labels)
     pad_images = [ax.images[0] for ax in pad_fig.axes if ax.images]
@@ -278,7 +280,6 @@ def test_chapter_notebook_structure():
     assert len(raising) == 1 and "causal.long()" in _src(raising[0])
     headings = [line for c in cells if c["cell_type"] == "markdown" for line in _src(c).splitlines() if line.startswith("## ")]
     assert "## 정리" in headings and "## 연습 문제" in headings
-    assert sum(1 for c in cells if c["cell_type"] == "markdown" and "### 연습 " in _src(c)) == 1
     prose = "\n".join(_src(c) for c in cells if c["cell_type"] == "markdown")
     assert "범위 밖" in prose and "탐색기" in prose
     assert "주의" not in prose
@@ -286,6 +287,75 @@ def test_chapter_notebook_structure():
         assert name in _src(cells[2])
     all_code = "\n".join(_src(c) for c in code)
     assert "filterwarnings" not in all_code and "simplefilter" not in all_code
+
+
+def _label_heading(label: str) -> str:
+    """``(label)=`` 바로 다음 줄(그 자리의 제목)."""
+    for cell in _cells():
+        lines = _src(cell).splitlines()
+        if f"({label})=" in lines:
+            return lines[lines.index(f"({label})=") + 1]
+    raise AssertionError(f"({label})= 가 장에 없습니다")
+
+
+def _section_cells(label: str) -> list[dict]:
+    """이름표가 있는 셀부터 같은 깊이 이상의 다음 제목 전까지의 셀."""
+    cells = _cells()
+    start = next(i for i, c in enumerate(cells) if f"({label})=" in _src(c))
+    depth = _label_heading(label).split(" ")[0]
+    end = next((j for j in range(start + 1, len(cells)) if cells[j]["cell_type"] == "markdown"
+                and any(line.split(" ")[0] in {"#" * n for n in range(1, len(depth) + 1)}
+                        for line in _src(cells[j]).splitlines() if line.startswith("#"))), len(cells))
+    return cells[start:end]
+
+
+def test_chapter_labels_other_pages_link_to():
+    assert _label_heading("sec-masks-causal-vs-padding").startswith("## ")
+    assert _label_heading("sec-masks-pytorch-nan") == "### PyTorch는 어떻게 하는가: 재 보기"
+
+
+def test_pytorch_nan_section_measures_every_path_and_prints_the_version():
+    code = "\n".join(_src(c) for c in _section_cells("sec-masks-pytorch-nan") if c["cell_type"] == "code")
+    for needle in ("torch.__version__", "F.scaled_dot_product_attention", "float_dead_mask", "requires_grad_",
+                   "for training in (True, False)", "for grad in (True, False)", "for need_weights in (True, False)",
+                   "set_fastpath_enabled(False)", "set_fastpath_enabled(True)", "naive_out1", "lib_out1"):
+        assert needle in code, needle
+    hidden = [c for c in _section_cells("sec-masks-pytorch-nan") if "remove-input" in c["metadata"].get("tags", [])]
+    assert hidden and "torch.__version__" in _src(hidden[0]), "표를 설명하는 글도 버전을 계산해서 적어야 합니다"
+
+
+def test_causal_vs_padding_section_computes_both_paddings_and_asserts_what_the_text_says():
+    cells = _section_cells("sec-masks-causal-vs-padding")
+    code = "\n".join(_src(c) for c in cells if c["cell_type"] == "code")
+    for needle in ('"오른쪽 패딩"', '"왼쪽 패딩"', ".flip(-1)", "attn_mask=causal", "combine_masks(causal, pad_m)",
+                   "two_layers", 'real_gap.loc["오른쪽 패딩"] == 0', 'pad_change_table.loc["왼쪽 패딩", "인과 마스크만"] > 0'):
+        assert needle in code, needle
+    kinds = [(c["cell_type"], _src(c)) for c in cells]
+    ask = next(i for i, (_, t) in enumerate(kinds) if "{admonition} 예상해 보기" in t)
+    answer = next(i for i, (_, t) in enumerate(kinds) if "{admonition} 예상과 비교하기" in t)
+    assert any(k == "code" for k, _ in kinds[ask + 1 : answer])
+
+
+def test_chapter_no_longer_says_both_masks_are_always_needed_or_that_bias_makes_pad_scores_nonzero():
+    everything = "\n".join(_src(c) for c in _cells())  # 숨긴 셀이 만드는 글까지
+    cheatsheet = CHEATSHEET.read_text(encoding="utf-8")
+    for text in (everything, cheatsheet):
+        assert "두 마스크가 모두 필요합니다" not in text and "함께 필요합니다" not in text
+        for word in ("실수 마스크", "실수로 바꿔", "실수(더하기)", "조용히", "예정입니다"):
+            assert word not in text, word
+    assert "편향(bias)이 있으므로" not in everything
+    assert "bias=False" in everything and "e^0 / Σ_j e^(s_j)" in everything
+
+
+def test_chapter_exercises_have_worked_solutions_that_assert():
+    cells = _cells()
+    labels = ["ex-masks-padding-leak", "ex-masks-dead-rows", "ex-masks-additive"]
+    for label in labels:
+        start = next(i for i, c in enumerate(cells) if f"{{solution-start}} {label}" in _src(c))
+        end = next(j for j in range(start, len(cells)) if "{solution-end}" in _src(cells[j]))
+        code = [c for c in cells[start:end] if c["cell_type"] == "code"]
+        assert code and all("assert " in _src(c) for c in code), label
+        assert any(c["cell_type"] == "markdown" for c in cells[start + 1 : end]), f"{label}: 풀이에 '왜'가 없습니다"
 
 
 def test_chapter_and_cheatsheet_follow_the_glossary_even_before_they_are_in_the_toc():
@@ -300,6 +370,13 @@ def test_chapter_and_cheatsheet_follow_the_glossary_even_before_they_are_in_the_
         lines = page_prose(page)
         errors += find_banned(lines, terms) + first_use_errors(lines, terms, page.name)
     assert not errors, "\n".join(errors)
+    # 이 장이 가르치는 용어는 이 장에 정의 자리(**용어**(English))가 있습니다.
+    from test_glossary import _joined, definition_regex
+
+    text, _ = _joined(page_prose(CHAPTER), skip_headings=False)
+    by_en = {t.english: t for t in terms}
+    for english in ("causal mask", "padding mask", "padding", "leak", "underflow", "additive mask", "overflow"):
+        assert definition_regex(by_en[english]).search(text), f"{english}의 정의 자리가 없습니다"
 
 
 LITERALINCLUDE = re.compile(r"^```\{literalinclude\}\s+(?P<path>\S+)\n(?P<opts>(?::[\w-]+:.*\n)*)```", re.M)
@@ -342,7 +419,8 @@ def test_cheatsheet_refs_and_library_names_exist():
     text = CHEATSHEET.read_text(encoding="utf-8")
     labels = set(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M))
     for target in re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", text):
-        assert target in labels | {"sec-masks", "ch-multi-head", "appendix-glossary", "intro"}, target
+        chapter_labels = set(re.findall(r"^\(([\w-]+)\)=$", "\n".join(_src(c) for c in _cells()), flags=re.M))
+        assert target in labels | chapter_labels | {"ch-multi-head", "appendix-glossary", "intro"}, target
     module = MultiHeadAttention(8, 2)  # W_q 같은 층은 인스턴스에만 있음
     for attr in re.findall(r"MultiHeadAttention\.(\w+)", text):
         assert hasattr(module, attr), attr
@@ -371,3 +449,79 @@ def test_cheatsheet_encoder_decoder_snippet_runs_and_gives_the_documented_shapes
     assert env["enc"].shape == (B, S, E) and env["dec"].shape == (B, L, E)
     assert env["out"].shape == (B, L, E) and env["w"].shape == (B, H, L, S)
     assert torch.all(env["w"][1, :, :, 2:] == 0)  # 소스 문장 1의 [PAD] 키는 가중치 0
+
+
+# ---------------------------------------------------------------------------
+# 장과 치트시트가 말하는 사실 (장과 같은 계산을 다른 시드와 모양에서)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_zero_score_is_not_zero_weight_only_minus_inf_is(seed):
+    torch.manual_seed(seed)
+    E, H, L, n = 8, 2, 5, 3
+    mha = MultiHeadAttention(E, H, bias=False)
+    x = torch.randn(1, L, E)
+    x[:, n:] = 0  # [PAD] 임베딩 = 0 벡터
+    q, k = mha.split_heads(mha.W_q(x)), mha.split_heads(mha.W_k(x))  # (1, H, L, Dh)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(mha.head_dim)
+    assert torch.all(scores[..., n:] == 0)
+    _, w = mha(x)
+    torch.testing.assert_close(w[..., n:], torch.exp(scores[..., n:]) / torch.exp(scores).sum(-1, keepdim=True))
+    assert torch.all(w[..., n:] > 0)
+    _, w_masked = mha(x, attn_mask=padding_mask([n], L))
+    assert torch.all(w_masked[..., n:] == 0)
+
+
+def _outputs(mha, x, mask):
+    out, _ = mha(x, attn_mask=mask)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_right_padding_causal_mask_alone_already_hides_pad_keys_left_padding_does_not(seed):
+    torch.manual_seed(seed)
+    B, L, E, H = 3, 6, 8, 2
+    lengths = [6, 2, 4]
+    mha, x = MultiHeadAttention(E, H), torch.randn(B, L, E)
+    causal = causal_mask(L)
+    right = padding_mask(lengths, L)
+    left = right.flip(-1)
+    for pad, expect_same in ((right, True), (left, False)):
+        real = pad[:, 0, 0]  # (B, S)
+        a = _outputs(mha, x, causal)[real]
+        b = _outputs(mha, x, combine_masks(causal, pad))[real]
+        assert torch.equal(a, b) == expect_same
+        changed = torch.where(real[..., None], x, torch.randn(B, L, E))  # [PAD] 자리 입력만 바꿈
+        leak = (_outputs(mha, changed, causal) - _outputs(mha, x, causal))[real].abs().max().item()
+        assert (leak == 0) == expect_same
+        fixed = (_outputs(mha, changed, combine_masks(causal, pad)) - _outputs(mha, x, combine_masks(causal, pad)))
+        assert fixed[real].abs().max().item() == 0
+    # 인과 마스크가 없으면(인코더처럼) 오른쪽 패딩이어도 패딩 마스크가 필요합니다.
+    real = right[:, 0, 0]
+    changed = torch.where(real[..., None], x, torch.randn(B, L, E))
+    assert (_outputs(mha, changed, None) - _outputs(mha, x, None))[real].abs().max().item() > 0
+    assert (_outputs(mha, changed, right) - _outputs(mha, x, right))[real].abs().max().item() == 0
+
+
+def test_cheatsheet_pytorch_additive_mask_rules():
+    """치트시트 '마스크 규칙': 덧셈 마스크는 F.sdpa, MHA의 attn_mask, key_padding_mask 모두에서 점수에 더해집니다."""
+    torch.manual_seed(0)
+    B, L, E, H = 2, 4, 8, 2
+    torch_mha = nn.MultiheadAttention(E, H, batch_first=True)
+    ours = MultiHeadAttention.from_torch(torch_mha)
+    x = torch.randn(B, L, E)
+    bias_ls, bias_bs = torch.randn(L, L), torch.randn(B, L)
+    out_t, _ = torch_mha(x, x, x, attn_mask=bias_ls)
+    torch.testing.assert_close(out_t, ours(x, attn_mask=bias_ls)[0])
+    out_t, _ = torch_mha(x, x, x, key_padding_mask=bias_bs)
+    torch.testing.assert_close(out_t, ours(x, attn_mask=bias_bs[:, None, None, :])[0])
+    q = x[:, None]  # (B, 1, L, E)
+    torch.testing.assert_close(torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=bias_ls),
+                               scaled_dot_product_attention(q, q, q, bias_ls)[0])
+    assert to_torch_mha_mask(bias_ls) is bias_ls
+    text = CHEATSHEET.read_text(encoding="utf-8")
+    assert "PyTorch 2.13은 종류가 다르면 `UserWarning`을 냅니다" in text
+    if torch.__version__.startswith("2.13"):
+        with pytest.warns(UserWarning, match="mismatched"):
+            torch_mha(x, x, x, attn_mask=causal_mask(L).logical_not(), key_padding_mask=torch.zeros(B, L))

@@ -1,7 +1,8 @@
-"""'단일 헤드의 한계' 장: 정확도 그림(plot_head_accuracy)과 노트북 원본의 규칙.
+"""'단일 헤드의 한계'(1장)와 '헤드 수와 학습'(5장): 정확도 그림(plot_head_accuracy)과 노트북 원본의 규칙.
 
 그림 테스트는 학습 없이 손으로 만든 표를 씁니다. 노트북을 실행한 결과는 test_notebooks.py가
-빌드 캐시에서 검사하므로 여기서는 원본(출력 없음, 태그, 첫 셀, 용어)만 봅니다.
+빌드 캐시에서 검사하므로 여기서는 원본(출력 없음, 태그, 첫 셀, 용어)만 봅니다. 5장 정리의 숫자는
+tests/test_head_sweep.py가 학습에 쓰지 않은 시드로 확인합니다.
 """
 
 from __future__ import annotations
@@ -145,27 +146,32 @@ def test_bad_inputs_raise_korean_errors(table, ceilings, exc, part):
 
 
 # ---------------------------------------------------------------------------
-# 노트북 원본
+# 노트북 원본: 1장(손으로 만든 논증)과 5장(학습 실험)
 # ---------------------------------------------------------------------------
 
+TRAINING = ROOT / "chapters" / "05_training_heads.ipynb"
+TITLES = {CHAPTER: "(sec-single-head)=\n# 단일 헤드의 한계\n", TRAINING: "(sec-training-heads)=\n# 헤드 수와 학습\n"}
 
-@pytest.fixture(scope="module")
-def chapter() -> dict:
-    return json.loads(CHAPTER.read_text(encoding="utf-8"))
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def source(cell: dict) -> str:
     return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
 
 
-def test_first_cell_has_label_and_title(chapter):
-    first = chapter["cells"][0]
+@pytest.mark.parametrize("path", list(TITLES), ids=lambda p: p.stem)
+def test_first_cell_has_label_and_title(path):
+    first = load(path)["cells"][0]
     assert first["cell_type"] == "markdown"
-    assert source(first).startswith("(sec-single-head)=\n# 단일 헤드의 한계\n")
+    assert source(first).startswith(TITLES[path])
 
 
-def test_setup_cells_match_the_multi_head_chapter(chapter):
-    other = json.loads((ROOT / "chapters" / "02_multi_head.ipynb").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("path", list(TITLES), ids=lambda p: p.stem)
+def test_setup_cells_match_the_multi_head_chapter(path):
+    chapter = load(path)
+    other = load(ROOT / "chapters" / "02_multi_head.ipynb")
     colab = [c for c in other["cells"] if "remove-cell" in c["metadata"].get("tags", [])]
     mine = [c for c in chapter["cells"] if "remove-cell" in c["metadata"].get("tags", [])]
     assert [source(c) for c in mine] == [source(colab[0])], "Colab 설치 셀은 02장과 똑같아야 합니다"
@@ -173,30 +179,44 @@ def test_setup_cells_match_the_multi_head_chapter(chapter):
     assert code[1]["metadata"].get("tags") == ["hide-input"] and "from attn_lib import" in source(code[1])
 
 
-def test_stored_without_outputs_and_without_hidden_shortcuts(chapter):
+@pytest.mark.parametrize("path", list(TITLES), ids=lambda p: p.stem)
+def test_stored_without_outputs_and_without_hidden_shortcuts(path):
+    chapter = load(path)
     code = [c for c in chapter["cells"] if c["cell_type"] == "code"]
     assert all(not c["outputs"] and c["execution_count"] is None for c in code)
     everything = "\n".join(source(c) for c in chapter["cells"])
-    for forbidden in ("filterwarnings", "simplefilter", "glue(", "sys.path"):
+    for forbidden in ("filterwarnings", "simplefilter", "glue(", "sys.path", "pickle"):
         assert forbidden not in everything, f"노트북에 {forbidden!r}이(가) 있습니다"
     assert "주의" not in everything, "'주의' 대신 '유의'를 씁니다 (용어집)"
 
 
-def test_regression_guard_and_measured_time_are_on_the_page(chapter):
-    code = "\n".join(source(c) for c in chapter["cells"] if c["cell_type"] == "code")
-    assert "assert min_two >= 0.9" in code and "assert gap >= 0.15" in code
-    assert "time.perf_counter()" in code and "plot_head_accuracy(" in code
-    assert "train_head_model(1, 5, cfg)" in code  # 한계 절의 추가 시드
-    guard = next(c for c in chapter["cells"] if "assert gap >= 0.15" in source(c))
-    assert not guard["metadata"].get("tags"), "회귀 검사 셀은 숨기지 않습니다(✓ 줄이 보여야 함)"
-    assert "✓" in source(guard)
+def test_single_head_chapter_trains_nothing():
+    """1장은 손으로 정한 가중치만 씁니다: 학습 함수를 부르지 않습니다 (학습은 5장)."""
+    code = "\n".join(source(c) for c in load(CHAPTER)["cells"] if c["cell_type"] == "code")
+    for name in ("train_head_model", "run_sweep", "train_with_history", "optim", ".backward("):
+        assert name not in code, name
+    assert "scale=1.0" in code and "plot_curves(" in code
 
 
-def test_chapter_follows_glossary_rules(chapter):
-    """이 장이 아직 _toc.yml에 없어도 용어집 규칙(쓰지 않는 말, 첫 사용)을 지키는지 봅니다."""
+def test_training_chapter_runs_the_sweep_and_guards_its_conclusions():
+    cells = load(TRAINING)["cells"]
+    code = "\n".join(source(c) for c in cells if c["cell_type"] == "code")
+    assert "run_sweep(jobs, cfg)" in code and "plot_sweep(" in code and "plot_training_history(" in code
+    assert "LEARNING_RATES = [0.002, 0.005, 0.01, 0.02, 0.03]" in code and "HEAD_COUNTS = [1, 2, 4]" in code
+    assert "LONG = 3 * cfg.steps" in code and "time.perf_counter()" in code
+    assert "continue_training(" in code and "query_scale=scale" in code
+    guard = next(c for c in cells if "assert four_ok == LEARNING_RATES" in source(c))
+    assert not guard["metadata"].get("tags"), "정리를 지키는 검사 셀은 숨기지 않습니다(✓ 줄이 보여야 함)"
+    assert "✓" in source(guard) and "assert one_stuck == [0.02, 0.03]" in source(guard)
+    markdown = "\n".join(source(c) for c in cells if c["cell_type"] == "markdown")
+    assert "{cite:p}`liu2021multihead`" in markdown and "{cite:p}`michel2019sixteen`" in markdown
+
+
+@pytest.mark.parametrize("path", list(TITLES), ids=lambda p: p.stem)
+def test_chapter_follows_glossary_rules(path):
     from test_glossary import GLOSSARY, find_banned, first_use_errors, page_prose, parse_glossary
 
     terms = parse_glossary(GLOSSARY.read_text(encoding="utf-8"))
-    lines = page_prose(CHAPTER)
-    errors = find_banned(lines, terms) + first_use_errors(lines, terms, CHAPTER.name)
+    lines = page_prose(path)
+    errors = find_banned(lines, terms) + first_use_errors(lines, terms, path.name)
     assert not errors, "\n".join(errors)
