@@ -49,14 +49,20 @@ def check_positive_int(value: object, name: str) -> int:
 
 def broadcast_leading(shapes: Sequence[torch.Size], names: Sequence[str]) -> torch.Size:
     """마지막 두 축을 뺀 앞쪽 축(배치, 헤드 등)이 서로 브로드캐스트되는지 확인합니다."""
-    try:
-        return torch.broadcast_shapes(*(s[:-2] for s in shapes))
-    except RuntimeError:
-        detail = ", ".join(f"{n}{tuple(s)}" for n, s in zip(names, shapes))
-        raise ValueError(
-            f"앞쪽 축(배치·헤드)이 서로 브로드캐스트되지 않습니다: {detail}. "
-            "마지막 두 축을 뺀 모양이 같거나 1이어야 합니다."
-        ) from None
+    # torch.broadcast_shapes와 같은 규칙을 파이썬으로 (학습 루프에서 스텝마다 불리므로 가볍게)
+    leading = [tuple(s[:-2]) for s in shapes]
+    ndim = max((len(s) for s in leading), default=0)
+    out = []
+    for axis in range(-ndim, 0):
+        sizes = {s[axis] for s in leading if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            detail = ", ".join(f"{n}{tuple(s)}" for n, s in zip(names, shapes))
+            raise ValueError(
+                f"앞쪽 축(배치·헤드)이 서로 브로드캐스트되지 않습니다: {detail}. "
+                "마지막 두 축을 뺀 모양이 같거나 1이어야 합니다."
+            )
+        out.append(sizes.pop() if sizes else 1)
+    return torch.Size(out)
 
 
 def check_mask(mask: object, target_shape: torch.Size, name: str = "attn_mask") -> Tensor:

@@ -63,6 +63,15 @@ def test_every_exercise_has_a_collapsed_solution_right_after_it(doc):
             assert solution_code, f"{doc}: 코드를 쓰라는 연습 {label}의 풀이에 실행되는 코드 셀이 없습니다"
 
 
+@pytest.mark.parametrize("doc", ALL_NOTEBOOKS)
+def test_exercise_titles_are_plain_text(doc):
+    """sphinx-exercise 1.2 는 제목에 인라인 코드가 있으면 풀이의 제목을 풀지 못하고 'undefined label'
+    경고를 엉뚱한 페이지 이름으로 냅니다. 제목은 글자로만 씁니다."""
+    for cell in cells(doc):
+        for m in re.finditer(r"\{exercise\}([^\n]*)", src(cell)):
+            assert "`" not in m.group(1) and "$" not in m.group(1), f"{doc}: 연습 제목 {m.group(1)!r}"
+
+
 def test_at_least_fifteen_chapter_exercises():
     total = sum(len(exercises(doc)) for doc in CHAPTERS)
     assert total >= 15, total
