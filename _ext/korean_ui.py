@@ -13,7 +13,9 @@
    문제(axe 규칙 label-content-name-mismatch)이기 때문입니다. 이름은 보이는 글에서 옵니다.
    (myst-nb's English aria-label on hide-input toggles hides the visible Korean label.)
 4. ``_static/css/accessibility.css``: 위젯 탭 글자의 색 대비를 WCAG AA 이상으로 올립니다.
-5. ``_static/js/search-snippets.js``: 검색 결과 요약을 본문(article)에서만 뽑습니다 (테마의 내려받기
+5. 참고 문헌 목록(sphinxcontrib-bibtex)의 ``role="list"`` 를 뺍니다: 항목이 ``listitem`` 이 아니라서 axe 규칙
+   aria-required-children 위반입니다.
+6. ``_static/js/search-snippets.js``: 검색 결과 요약을 본문(article)에서만 뽑습니다 (테마의 내려받기
    단추나 "내용" 같은 글이 요약 앞에 붙지 않도록).
 
 테마의 머리글 단추(검색, 색 모드)는 ``_templates/`` 의 덮어쓴 템플릿이 한국어 이름을 줍니다.
@@ -31,6 +33,9 @@ SEARCH_SNIPPETS_JS = "js/search-snippets.js"
 DEFAULT_MODE = "light"
 #: myst-nb 이 숨긴 셀 단추에 붙이는 영어 이름 (hide-input toggle label added by myst-nb)
 ENGLISH_SUMMARY = '<summary aria-label="Toggle hidden content">'
+#: docutils 가 참고 문헌 목록에 붙이는 role="list". 그 안의 항목은 role="doc-biblioentry" 라서 listitem 이 아니고,
+#: axe 규칙 aria-required-children 위반이 됩니다. role 을 빼면 평범한 div 묶음으로 읽힙니다.
+CITATION_LIST = '<div role="list" class="citation-list">'
 
 
 def set_default_mode(app: Sphinx, config: Any) -> None:
@@ -41,10 +46,11 @@ def set_default_mode(app: Sphinx, config: Any) -> None:
 
 
 def drop_english_summary_label(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """본문의 숨긴 셀 단추에서 영어 ``aria-label`` 을 뺍니다 (보이는 한국어 글이 이름이 됨)."""
+    """본문의 숨긴 셀 단추에서 영어 ``aria-label`` 을 빼고(보이는 한국어 글이 이름이 됨), 참고 문헌 목록의
+    맞지 않는 ``role="list"`` 를 뺍니다."""
     body = context.get("body")
-    if isinstance(body, str) and ENGLISH_SUMMARY in body:
-        context["body"] = body.replace(ENGLISH_SUMMARY, "<summary>")
+    if isinstance(body, str) and (ENGLISH_SUMMARY in body or CITATION_LIST in body):
+        context["body"] = body.replace(ENGLISH_SUMMARY, "<summary>").replace(CITATION_LIST, '<div class="citation-list">')
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -106,4 +106,5 @@ def test_built_pages_show_solutions_and_answers_collapsed(html_dir, doc):
     n = len(exercises(doc))
     assert len(re.findall(r'class="exercise admonition"', html)) == n
     assert len(re.findall(r'class="solution dropdown admonition"', html)) == n
-    assert re.search(r'class="admonition dropdown[^"]*"[^>]*>\s*<p class="admonition-title">예상과 비교하기', html)
+    assert re.search(r'<div class="(?=[^"]*\bdropdown\b)(?=[^"]*\badmonition\b)[^"]*">\s*'
+                     r'<p class="admonition-title">예상과 비교하기', html), f"{doc}: 접힌 '예상과 비교하기'가 없습니다"
