@@ -196,28 +196,26 @@ def test_untouched_student_version_gets_zero(graded):
     assert float(rows["untouched"]["total"]) == 0.0
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_wrong_variants_lose_points_and_get_the_targeted_hint(graded, name):
+def assert_lost_points_with_feedback(graded, name: str, expected: list[tuple[str, str]]) -> None:
+    """제출 ``name`` 이 문항마다 만점보다 적게 받고, 그 문항의 피드백에 기대한 글이 있는지."""
     rows, feedback = graded
     row = rows[name]
     assert row["status"] == "ok"
     text = (feedback / f"{name}.txt").read_text(encoding="utf-8")
-    for question, mistake in WRONG[name][1]:
+    for question, needle in expected:
         assert float(row[question]) < float(rows["master"][question]), f"{name}: {question}가 만점입니다"
         block = text.split(f"\n{question}: ", 1)[1].split("\n\nq", 1)[0]
-        assert MISTAKES[mistake] in block, f"{name}/{question}: 힌트 {mistake!r}가 피드백에 없습니다:\n{block}"
+        assert needle in block, f"{name}/{question}: 피드백에 {needle!r}가 없습니다:\n{block}"
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_variants_lose_points_and_get_the_targeted_hint(graded, name):
+    assert_lost_points_with_feedback(graded, name, [(q, MISTAKES[m]) for q, m in WRONG[name][1]])
 
 
 @pytest.mark.parametrize("name", sorted(WRONG_REASONING))
 def test_wrong_reasoning_loses_points_and_the_hidden_test_explains_why(graded, name):
-    rows, feedback = graded
-    row = rows[name]
-    assert row["status"] == "ok"
-    text = (feedback / f"{name}.txt").read_text(encoding="utf-8")
-    for question, explanation in WRONG_REASONING[name][1]:
-        assert float(row[question]) < float(rows["master"][question]), f"{name}: {question}가 만점입니다"
-        block = text.split(f"\n{question}: ", 1)[1].split("\n\nq", 1)[0]
-        assert explanation in block, f"{name}/{question}: 피드백에 설명이 없습니다:\n{block}"
+    assert_lost_points_with_feedback(graded, name, list(WRONG_REASONING[name][1]))
 
 
 def test_calling_the_library_or_torch_is_not_full_marks(graded):
