@@ -46,6 +46,10 @@ VENV_STAMP := $(VENV)/.stamp-venv
 # (The execution cache keys on notebook content only; a changed attn_lib invalidates it, and the
 # Sphinx environment must go too, or unchanged notebooks are neither re-read nor re-executed.)
 EXEC_STAMP := $(BUILD_DIR)/.stamp-attn-lib
+# 라이브러리의 모든 파일 (하위 폴더 포함, 캐시 제외). 실행 캐시와 과제 빌드가 이것을 지켜봅니다.
+# tests/test_packaging.py 가 `make print-watched` 로 빠진 파일이 없는지 확인합니다.
+LIB_FILES := $(shell find attn_lib -type f -not -path '*/__pycache__/*' -not -name '*.pyc' | sort)
+EXERCISE_FILES := $(filter attn_lib/exercises/%,$(LIB_FILES))
 NODE_STAMP := $(NODE_MODULES)/.stamp-node
 ASSETS_STAMP := $(VENDOR)/.stamp-assets
 
@@ -64,7 +68,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test bench serve clean distclean setup browser-deps assignments grade binder
+.PHONY: book test bench serve clean distclean setup browser-deps assignments grade binder print-watched
 
 # ---- 목표 (targets) -----------------------------------------------------------------
 book: setup $(EXEC_STAMP)
@@ -96,6 +100,11 @@ distclean: clean
 
 setup: $(VENV_STAMP) $(ASSETS_STAMP)
 
+# make 가 지켜보는 라이브러리 파일 목록 (tests/test_packaging.py 가 씀)
+print-watched:
+	@printf '%s\n' $(LIB_FILES)
+	@printf 'exercises: %s\n' $(EXERCISE_FILES)
+
 # Binder 설치 목록은 이 venv 의 패키지 메타데이터로 만듭니다 (tests/test_launch.py 가 최신인지 확인).
 binder: $(VENV_STAMP)
 	$(PY) scripts/binder_requirements.py
@@ -114,7 +123,7 @@ GRADE_JOBS ?= 1
 
 assignments: $(ASSIGNMENTS_STAMP)
 
-$(ASSIGNMENTS_STAMP): $(wildcard assignments/*.ipynb) attn_lib/exercises.py scripts/build_assignments.py | $(VENV_STAMP)
+$(ASSIGNMENTS_STAMP): $(wildcard assignments/*.ipynb) $(EXERCISE_FILES) scripts/build_assignments.py | $(VENV_STAMP)
 	$(PY) scripts/build_assignments.py --dist $(DIST)
 	touch $@
 
@@ -124,7 +133,7 @@ grade: assignments
 	  --timeout $(GRADE_TIMEOUT) --jobs $(GRADE_JOBS)
 
 # ---- 준비 단계 (setup steps) --------------------------------------------------------
-$(EXEC_STAMP): $(wildcard attn_lib/*.py)
+$(EXEC_STAMP): $(LIB_FILES)
 	rm -rf $(BUILD_DIR)/.jupyter_cache
 	rm -f $(BUILD_DIR)/.doctrees/environment.pickle
 	mkdir -p $(BUILD_DIR)
@@ -148,7 +157,7 @@ $(NODE_STAMP): package.json package-lock.json
 # node_modules 에서 사이트가 쓰는 파일만 _assets/vendor/ 로 복사합니다 (CDN 대신).
 # MathJax 는 tex-chtml.js 와 실행 중에 불러오는 것만: TeX 확장(autoload), CHTML 글꼴,
 # 메뉴/접근성(ui, a11y), 음성 규칙(sre, 영어와 점자만).
-# vega, vega-lite, vega-embed 는 UMD 빌드 하나씩 (정적 어텐션 탐색기, attn_lib/static_explorer.py).
+# vega, vega-lite, vega-embed 는 UMD 빌드 하나씩 (정적 어텐션 탐색기, attn_lib/explorer/static.py).
 $(ASSETS_STAMP): $(NODE_STAMP) Makefile
 	rm -rf $(VENDOR)
 	mkdir -p $(VENDOR)/requirejs $(VENDOR)/html-manager $(VENDOR)/mathjax/input/tex \

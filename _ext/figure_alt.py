@@ -5,12 +5,12 @@ A small Sphinx extension that gives every notebook output image its Korean alt t
 myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들고, 출력 메타데이터에서 ``width`` 와
 ``height`` 만 옮깁니다. 그래서 HTML 에는 ``<img alt="../_images/<hash>.png">`` 처럼 파일 경로가 alt 로
 남습니다. ``attn_lib`` 의 그림 함수(``plots``, ``mask_plots``)는 그림의 대체 텍스트를 PNG 안의
-``Description`` 글 묶음(tEXt 또는 UTF-8 iTXt)에 넣어 두므로(``attn_lib.figures.png_bytes``), 이 확장은 문서를 읽을 때(``doctree-read``) 노트북 출력
+``Description`` 글 묶음(tEXt 또는 UTF-8 iTXt)에 넣어 두므로(``attn_lib.viz.figures.png_bytes``), 이 확장은 문서를 읽을 때(``doctree-read``) 노트북 출력
 그림(myst-nb 가 ``<outdir>/../jupyter_execute/`` 에 쓴 파일)마다 그 글을 읽어 ``alt`` 로 둡니다.
 PNG 에 글이 없거나 한글이 없으면 경고합니다 (``-W`` 빌드에서는 실패). 노트북에서 출력 메타데이터의
-``{"image/png": {"alt": ...}}`` 와 PNG 안의 글은 같은 글입니다(둘 다 ``attn_lib.figures`` 가 씀).
+``{"image/png": {"alt": ...}}`` 와 PNG 안의 글은 같은 글입니다(둘 다 ``attn_lib.viz.figures`` 가 씀).
 
-Reads the alt text that ``attn_lib.figures`` embeds in each output PNG (``Description``) and sets it as
+Reads the alt text that ``attn_lib.viz.figures`` embeds in each output PNG (``Description``) and sets it as
 the image node's ``alt``; warns (an error under ``-W``) when a notebook image has no Korean alt.
 """
 

@@ -1,14 +1,28 @@
 """attn_lib: 멀티헤드 어텐션 한국어 강좌의 작은 PyTorch 라이브러리.
 
-모듈은 한 방향으로만 서로를 부릅니다:
-widgets -> plots, mask_plots -> figures -> (head_sweep -> head_training -> toy, describe) -> metrics -> attention/masks.
-챕터는 여기서 다시 내보낸 이름을 씁니다::
+읽는 순서 (어디서부터 읽을까):
+
+1. ``attention.py``: ``scaled_dot_product_attention``과 ``MultiHeadAttention``. 2장의 아홉 단계를 위에서 아래로
+   그대로 따라갑니다. 여기부터 읽으세요.
+2. ``masks.py``: 인과 마스크, 패딩 마스크, 두 마스크 합치기, PyTorch 모듈과의 극성 변환 (3장).
+3. ``metrics.py``: 엔트로피, 포화, 소프트맥스 야코비안 노름 (4장).
+4. ``_checks.py``: 위 모듈들이 함께 쓰는 입력 검사와 한국어 오류 메시지.
+
+이 네 파일이 학생이 읽을 핵심입니다. 나머지 폴더는 강좌의 도구이고, 핵심만 import합니다.
+
+- ``viz/``: 그림(히트맵, 곡선, 마스크 격자, 스윕)과 한글 글꼴·색·대체 텍스트, 헤드의 글 요약.
+- ``explorer/``: 어텐션 탐색기. 계산 모델, 커널 없는 정적 보기(Vega-Lite), ipywidgets 보기.
+- ``experiments/``: 장에서 쓰는 작은 학습 실험(헤드 수 비교와 스윕, 인코더-디코더, 스케일링 측정). 숫자만 돌려줌.
+- ``exercises/``: 연습 문제 채점기와 한국어 힌트, otter-grader 연결.
+
+import는 한 방향으로만 흐릅니다: viz -> 핵심, explorer -> viz·핵심, experiments -> 핵심,
+exercises -> explorer·viz·핵심. 핵심은 어떤 폴더도 import하지 않습니다 (``tests/test_hygiene.py``가 확인).
+챕터는 어느 폴더에 있든 여기서 다시 내보낸 이름을 씁니다::
 
     from attn_lib import MultiHeadAttention, causal_mask, plot_head_heatmaps
 """
 
 from .attention import MultiHeadAttention, count_parameters, scaled_dot_product_attention
-from .describe import describe_head, describe_heads
 from .masks import (
     causal_mask,
     combine_masks,
@@ -17,72 +31,83 @@ from .masks import (
     to_torch_key_padding_mask,
     to_torch_mha_mask,
 )
-from .figures import set_alt, setup_korean_font
-from .mask_plots import plot_batch_heatmaps, plot_head_accuracy, plot_mask
 from .metrics import attention_entropy, max_weight, saturation, softmax_jacobian_norm
-from .plots import (
+from .viz import (
+    CEILING_LABELS,
+    PALETTE,
+    describe_head,
+    describe_heads,
+    plot_batch_heatmaps,
     plot_curves,
+    plot_head_accuracy,
     plot_head_heatmaps,
+    plot_mask,
     plot_metric_panels,
     plot_saturation_grid,
     plot_saturation_histogram,
+    plot_sweep,
+    plot_training_history,
+    set_alt,
+    setup_korean_font,
+    sweep_label,
 )
-from .scaling import (
-    learn_temperature,
-    random_attention_gradients,
-    retrieval_batch,
-    retrieval_loss,
-    sample_dot_products,
-    scale_for,
-    scaling_summary,
-)
-from .seq2seq import (
+from .experiments import (
+    HeadToyModel,
     ReversalBatch,
     Seq2SeqConfig,
     Seq2SeqModel,
-    alignment_accuracy,
-    evaluate_seq2seq,
-    greedy_decode,
-    make_reversal_batch,
-    token_labels,
-    train_seq2seq,
-)
-from .toy import (
-    HeadToyModel,
+    SweepJob,
+    SweepRun,
     ToyConfig,
-    head_relation_shares,
-    lookup_table,
-    make_task_batch,
-    name_head_relations,
-    relation_ceilings,
-)
-from .head_training import (
     TrainingHistory,
+    alignment_accuracy,
     compare_heads,
     continue_training,
     evaluate_head_model,
+    evaluate_seq2seq,
+    greedy_decode,
     head_experiment,
+    head_relation_shares,
+    learn_temperature,
+    lookup_table,
+    make_reversal_batch,
+    make_task_batch,
+    name_head_relations,
+    random_attention_gradients,
+    relation_ceilings,
+    retrieval_batch,
+    retrieval_loss,
+    run_sweep,
+    sample_dot_products,
+    scale_for,
+    scaling_summary,
+    sweep_jobs,
+    sweep_records,
+    token_labels,
     train_head_model,
+    train_seq2seq,
     train_with_history,
 )
-from .head_sweep import SweepJob, SweepRun, run_sweep, sweep_jobs, sweep_records
-from .sweep_plots import plot_sweep, plot_training_history
-from .widgets import AttentionExplorer, head_tabs
+from .explorer import AttentionExplorer, head_tabs
 
 __all__ = [
+    # 핵심: 어텐션
     "scaled_dot_product_attention",
     "MultiHeadAttention",
     "count_parameters",
+    # 핵심: 마스크
     "causal_mask",
     "padding_mask",
     "combine_masks",
     "to_torch_mha_mask",
     "to_torch_key_padding_mask",
     "future_leak",
+    # 핵심: 지표
     "attention_entropy",
     "saturation",
     "max_weight",
     "softmax_jacobian_norm",
+    # viz
     "plot_head_heatmaps",
     "plot_saturation_histogram",
     "plot_curves",
@@ -93,9 +118,17 @@ __all__ = [
     "plot_head_accuracy",
     "plot_sweep",
     "plot_training_history",
+    "sweep_label",
     "set_alt",
     "describe_head",
     "describe_heads",
+    "setup_korean_font",
+    "PALETTE",
+    "CEILING_LABELS",
+    # explorer
+    "head_tabs",
+    "AttentionExplorer",
+    # experiments: 스케일링 측정
     "scale_for",
     "sample_dot_products",
     "random_attention_gradients",
@@ -103,9 +136,7 @@ __all__ = [
     "retrieval_batch",
     "retrieval_loss",
     "learn_temperature",
-    "setup_korean_font",
-    "head_tabs",
-    "AttentionExplorer",
+    # experiments: 헤드 수 비교와 스윕
     "HeadToyModel",
     "ToyConfig",
     "TrainingHistory",
@@ -125,6 +156,7 @@ __all__ = [
     "name_head_relations",
     "relation_ceilings",
     "train_head_model",
+    # experiments: 시퀀스 뒤집기 인코더-디코더
     "Seq2SeqConfig",
     "Seq2SeqModel",
     "ReversalBatch",

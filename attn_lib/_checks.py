@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
@@ -45,6 +46,13 @@ def check_positive_int(value: object, name: str) -> int:
     if value < 1:
         raise ValueError(f"{name}은(는) 1 이상이어야 하는데 {value}이(가) 들어왔습니다.")
     return value
+
+
+def check_positive_float(value: object, name: str) -> float:
+    """`value`가 양의 실수(정수도 됨, bool 제외)인지 확인합니다 (학습률 같은 설정값)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name}은 양의 실수여야 하는데 {value!r}이(가) 들어왔습니다.")
+    return float(value)
 
 
 def broadcast_leading(shapes: Sequence[torch.Size], names: Sequence[str]) -> torch.Size:
@@ -126,3 +134,63 @@ def single_thread(seed: int | None = None) -> Iterator[None]:
     finally:
         if threads != 1:
             torch.set_num_threads(threads)
+
+
+def check_attention_inputs(
+    query: object, key: object, value: object, attn_mask: object, scale: object
+) -> tuple[torch.Size, float]:
+    """``scaled_dot_product_attention``의 입력을 모두 확인하고, 점수의 모양과 쓸 scale을 돌려줍니다.
+
+    ``scale``이 ``None``이면 ``1 / sqrt(Dh)``를 돌려줍니다.
+    """
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        check_float_tensor(t, name, min_dim=2)
+    if not (query.dtype == key.dtype == value.dtype):
+        raise TypeError(
+            "query, key, value의 dtype이 같아야 하는데 "
+            f"{query.dtype}, {key.dtype}, {value.dtype}이(가) 들어왔습니다."
+        )
+    if query.shape[-1] != key.shape[-1]:
+        raise ValueError(
+            f"query와 key의 마지막 축(Dh)이 같아야 내적을 할 수 있는데 "
+            f"query{tuple(query.shape)}의 Dh={query.shape[-1]}, key{tuple(key.shape)}의 Dh={key.shape[-1]}입니다."
+        )
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(
+            f"key와 value의 길이 축(S)이 같아야 하는데 key{tuple(key.shape)}의 S={key.shape[-2]}, "
+            f"value{tuple(value.shape)}의 S={value.shape[-2]}입니다."
+        )
+    lead = broadcast_leading([query.shape, key.shape, value.shape], ["query", "key", "value"])
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+        raise ValueError(f"scale은 양의 실수이거나 None이어야 하는데 {scale!r}이(가) 들어왔습니다.")
+    scores_shape = torch.Size((*lead, query.shape[-2], key.shape[-2]))
+    if attn_mask is not None:
+        check_mask(attn_mask, scores_shape)
+    return scores_shape, float(scale)
+
+
+def check_mha_inputs(query: object, key: object, value: object, attn_mask: object, embed_dim: int) -> None:
+    """``MultiHeadAttention.forward``의 입력: ``(B, 길이, E)`` 세 텐서, 같은 B, key와 value의 같은 S, 모호한 3차원 마스크 거부."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        check_float_tensor(t, name)
+        if t.dim() != 3 or t.shape[-1] != embed_dim:
+            raise ValueError(
+                f"{name}은(는) (B, 길이, E={embed_dim}) 모양의 3차원 텐서여야 하는데 "
+                f"shape={tuple(t.shape)}이(가) 들어왔습니다."
+            )
+    if not (query.shape[0] == key.shape[0] == value.shape[0]):
+        raise ValueError(
+            "query, key, value의 배치 크기 B가 같아야 하는데 "
+            f"{query.shape[0]}, {key.shape[0]}, {value.shape[0]}입니다."
+        )
+    if key.shape[1] != value.shape[1]:
+        raise ValueError(
+            f"key와 value의 길이 S가 같아야 하는데 key는 {key.shape[1]}, value는 {value.shape[1]}입니다."
+        )
+    if attn_mask is not None and isinstance(attn_mask, Tensor) and attn_mask.dim() == 3:
+        raise ValueError(
+            f"3차원 attn_mask shape={tuple(attn_mask.shape)}은(는) (B, L, S)인지 (H, L, S)인지 모호합니다. "
+            "배치별 마스크라면 attn_mask.unsqueeze(1)로 (B, 1, L, S)를 만들어 넘기세요."
+        )

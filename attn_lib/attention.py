@@ -8,20 +8,30 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor, nn
 
-from ._checks import (
-    broadcast_leading,
-    check_float_tensor,
-    check_mask,
-    check_positive_int,
-    describe,
-)
+from ._checks import check_attention_inputs, check_mha_inputs, check_positive_int, describe
 
 __all__ = ["scaled_dot_product_attention", "MultiHeadAttention", "count_parameters"]
+
+
+def softmax_or_zero(attn_scores: Tensor) -> Tensor:
+    """키 축으로 소프트맥스를 취하되, 모든 키가 ``-inf``로 가려진 행은 NaN 대신 0을 돌려줍니다.
+
+    그런 행에서 순진한 소프트맥스는 ``exp(-inf) / 0 = 0 / 0``이라 NaN이 됩니다. 행의 최댓값이 ``-inf``인
+    행을 찾아(기울기가 필요 없는 판단이므로 ``detach``) 그 행만 0으로 채운 뒤 소프트맥스를 하고, 결과를 0으로
+    되돌립니다.
+
+    Shape:
+        - attn_scores: ``(..., L, S)``
+        - 반환: ``(..., L, S)``
+    """
+    dead_rows = torch.isneginf(attn_scores.detach().amax(dim=-1, keepdim=True))  # (..., L, S) -> (..., L, 1)
+    if not dead_rows.any():
+        return torch.softmax(attn_scores, dim=-1)
+    attn_scores = attn_scores.masked_fill(dead_rows, 0.0)
+    return torch.softmax(attn_scores, dim=-1).masked_fill(dead_rows, 0.0)
 
 
 def scaled_dot_product_attention(
@@ -71,50 +81,22 @@ def scaled_dot_product_attention(
         TypeError: 텐서가 아니거나, 실수 텐서가 아니거나, dtype이 서로 다르거나, 마스크가 정수일 때.
         ValueError: 축 길이가 맞지 않거나 마스크가 브로드캐스트되지 않을 때, scale이 양수가 아닐 때.
     """
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        check_float_tensor(t, name, min_dim=2)
-    if not (query.dtype == key.dtype == value.dtype):
-        raise TypeError(
-            "query, key, value의 dtype이 같아야 하는데 "
-            f"{query.dtype}, {key.dtype}, {value.dtype}이(가) 들어왔습니다."
-        )
-    if query.shape[-1] != key.shape[-1]:
-        raise ValueError(
-            f"query와 key의 마지막 축(Dh)이 같아야 내적을 할 수 있는데 "
-            f"query{tuple(query.shape)}의 Dh={query.shape[-1]}, key{tuple(key.shape)}의 Dh={key.shape[-1]}입니다."
-        )
-    if key.shape[-2] != value.shape[-2]:
-        raise ValueError(
-            f"key와 value의 길이 축(S)이 같아야 하는데 key{tuple(key.shape)}의 S={key.shape[-2]}, "
-            f"value{tuple(value.shape)}의 S={value.shape[-2]}입니다."
-        )
-    lead = broadcast_leading([query.shape, key.shape, value.shape], ["query", "key", "value"])
-    if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
-    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
-        raise ValueError(f"scale은 양의 실수이거나 None이어야 하는데 {scale!r}이(가) 들어왔습니다.")
+    scores_shape, scale = check_attention_inputs(query, key, value, attn_mask, scale)
 
-    attn_scores = (query @ key.transpose(-2, -1)).mul_(scale)  # (..., L, Dh) @ (..., Dh, S) -> (..., L, S)
-    scores_shape = torch.Size((*lead, query.shape[-2], key.shape[-2]))
-    if attn_scores.shape != scores_shape:  # value만 배치 축이 더 클 때
-        attn_scores = attn_scores.expand(scores_shape)  # (..., L, S) -> (*lead, L, S)
+    # 1. 점수: 모든 쿼리와 모든 키의 내적에 scale을 곱합니다.
+    attn_scores = (query @ key.transpose(-2, -1)) * scale  # (..., L, Dh) @ (..., Dh, S) -> (..., L, S)
+    attn_scores = attn_scores.expand(scores_shape)  # value만 배치 축이 더 클 때: (..., L, S) -> (*lead, L, S)
 
-    if attn_mask is None:
-        attn_weights = torch.softmax(attn_scores, dim=-1)
-    else:
-        check_mask(attn_mask, attn_scores.shape)
-        if attn_mask.dtype == torch.bool:
-            attn_scores = attn_scores.masked_fill(~attn_mask, float("-inf"))
-        else:
-            attn_scores = attn_scores + attn_mask.to(attn_scores.dtype)
-        # 참여할 키가 하나도 없는 행: 행의 최댓값이 -inf. 소프트맥스 전에 0으로 바꿔 NaN을 막고,
-        # 소프트맥스 뒤에 가중치를 0으로 되돌립니다 (독스트링 참고).
-        dead_rows = torch.isneginf(attn_scores.amax(dim=-1, keepdim=True))  # (..., L, S) -> (..., L, 1)
-        if dead_rows.any():
-            attn_scores = attn_scores.masked_fill(dead_rows, 0.0)
-            attn_weights = torch.softmax(attn_scores, dim=-1).masked_fill(dead_rows, 0.0)
-        else:
-            attn_weights = torch.softmax(attn_scores, dim=-1)
+    # 2. 마스크: bool은 False(차단) 자리를 -inf로, 덧셈 마스크(float)는 점수에 더합니다.
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        attn_scores = attn_scores.masked_fill(~attn_mask, float("-inf"))
+    elif attn_mask is not None:
+        attn_scores = attn_scores + attn_mask.to(attn_scores.dtype)
+
+    # 3. 소프트맥스: 키 축(마지막 축)으로. 볼 키가 하나도 없는 행은 가중치 0.
+    attn_weights = softmax_or_zero(attn_scores) if attn_mask is not None else torch.softmax(attn_scores, dim=-1)
+
+    # 4. 밸류 섞기: 가중치로 밸류의 볼록 결합을 만듭니다.
     output = attn_weights @ value  # (..., L, S) @ (..., S, Dv) -> (..., L, Dv)
     return output, attn_weights
 
@@ -214,33 +196,16 @@ class MultiHeadAttention(nn.Module):
         """
         key = query if key is None else key
         value = key if value is None else value
-        for name, t in (("query", query), ("key", key), ("value", value)):
-            check_float_tensor(t, name)
-            if t.dim() != 3 or t.shape[-1] != self.embed_dim:
-                raise ValueError(
-                    f"{name}은(는) (B, 길이, E={self.embed_dim}) 모양의 3차원 텐서여야 하는데 "
-                    f"shape={tuple(t.shape)}이(가) 들어왔습니다."
-                )
-        if not (query.shape[0] == key.shape[0] == value.shape[0]):
-            raise ValueError(
-                "query, key, value의 배치 크기 B가 같아야 하는데 "
-                f"{query.shape[0]}, {key.shape[0]}, {value.shape[0]}입니다."
-            )
-        if key.shape[1] != value.shape[1]:
-            raise ValueError(
-                f"key와 value의 길이 S가 같아야 하는데 key는 {key.shape[1]}, value는 {value.shape[1]}입니다."
-            )
-        if attn_mask is not None and isinstance(attn_mask, Tensor) and attn_mask.dim() == 3:
-            raise ValueError(
-                f"3차원 attn_mask shape={tuple(attn_mask.shape)}은(는) (B, L, S)인지 (H, L, S)인지 모호합니다. "
-                "배치별 마스크라면 attn_mask.unsqueeze(1)로 (B, 1, L, S)를 만들어 넘기세요."
-            )
+        check_mha_inputs(query, key, value, attn_mask, self.embed_dim)
 
+        # 1~3. 투영한 뒤 마지막 축 E를 헤드 H개로 나누고, 헤드 축을 앞으로 보냅니다.
         q = self.split_heads(self.W_q(query))  # (B, L, E) -> (B, H, L, Dh)
         k = self.split_heads(self.W_k(key))  # (B, S, E) -> (B, H, S, Dh)
         v = self.split_heads(self.W_v(value))  # (B, S, E) -> (B, H, S, Dh)
+        # 4~8. 헤드 H개의 스케일드 내적 어텐션을 한꺼번에: 점수, 스케일링, 마스크, 소프트맥스, 밸류 섞기
         heads, attn_weights = scaled_dot_product_attention(q, k, v, attn_mask, scale=scale)
         # heads: (B, H, L, Dh), attn_weights: (B, H, L, S)
+        # 9. 헤드를 이어 붙이고 출력 투영
         output = self.W_o(self.merge_heads(heads))  # (B, H, L, Dh) -> (B, L, E) -> (B, L, E)
         return output, attn_weights
 

@@ -11,12 +11,10 @@
 
 from __future__ import annotations
 
-import copy
 import csv
 import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import nbformat

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from attn_lib import MultiHeadAttention, causal_mask, padding_mask, saturation, scaled_dot_product_attention

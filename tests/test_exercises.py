@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from attn_lib import exercises as ex
+from attn_lib.exercises.grading import _korean_summary
 from attn_lib.attention import scaled_dot_product_attention
 from attn_lib.masks import causal_mask, padding_mask
 
@@ -162,8 +163,8 @@ class _Case:
 
 def test_korean_summary_never_says_all_passed_when_hidden_tests_exist():
     tf = type("TF", (), {"name": "q2_4", "test_case_results": [_Case(False, True)]})()
-    text = ex._korean_summary(tf, hidden_tests=True)
+    text = _korean_summary(tf, hidden_tests=True)
     assert "숨은 테스트는 제출한 뒤에 채점됩니다" in text and "All" not in text
     failing = type("TF", (), {"name": "q2_4", "test_case_results": [
         _Case(False, False, "Traceback...\nattn_lib.exercises.ExerciseFailure: [x] 아직 틀렸습니다.\n힌트: 축")]})()
-    assert "힌트: 축" in ex._korean_summary(failing, hidden_tests=True)
+    assert "힌트: 축" in _korean_summary(failing, hidden_tests=True)

@@ -32,9 +32,11 @@ from matplotlib.text import Text
 from PIL import Image
 
 from attn_lib import AttentionExplorer, attention_entropy, saturation, scaled_dot_product_attention
-from attn_lib.explorer_model import DK_CHOICES, MASKS, MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
-from attn_lib.figures import korean_font_path
-from attn_lib.static_explorer import STATIC_HEADS, STATIC_MAX_TOKENS, explorer_html, explorer_spec, static_grid
+from attn_lib.explorer.model import DK_CHOICES, MASKS, MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
+from attn_lib.viz.figures import korean_font_path
+from attn_lib.explorer.spec import explorer_spec
+from attn_lib.explorer.static import explorer_html
+from attn_lib.explorer.static_data import STATIC_HEADS, STATIC_MAX_TOKENS, static_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -385,7 +387,7 @@ def test_notebook_runs_the_explorer_and_saves_widget_state():
 
 
 def test_png_encoder_writes_the_canvas_pixels_exactly():
-    from attn_lib.widgets import _png_rgb
+    from attn_lib.explorer.live_figure import _png_rgb
 
     ex = AttentionExplorer(tokens=SENTENCE, num_heads=2)
     canvas = ex._figure(2, ex.shown_tokens()).fig.canvas

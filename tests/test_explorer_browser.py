@@ -23,8 +23,8 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from attn_lib.describe import describe_heads
-from attn_lib.explorer_model import ExplorerModel, shown_tokens
+from attn_lib.viz.describe import describe_heads
+from attn_lib.explorer.model import ExplorerModel, shown_tokens
 from attn_lib.metrics import attention_entropy, saturation
 from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames, unexpected_messages
 

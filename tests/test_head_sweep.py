@@ -29,7 +29,7 @@ from attn_lib import (
     train_head_model,
     train_with_history,
 )
-from attn_lib.figures import get_alt, korean_font_path
+from attn_lib.viz.figures import get_alt, korean_font_path
 from conftest import all_texts, raises_korean, render_without_warnings
 
 HELD_OUT = list(range(100, 110))

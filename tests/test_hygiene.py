@@ -18,7 +18,7 @@ import attn_lib
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "attn_lib"
 HANGUL = re.compile(r"[가-힣]")
-LIB_FILES = sorted(LIB.glob("*.py"))
+LIB_FILES = sorted(p for p in LIB.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def public_callables():
@@ -53,7 +53,7 @@ def test_public_functions_have_type_hints(name, obj):
     assert sig.return_annotation is not inspect.Signature.empty, f"{name}: 반환 타입 힌트가 없습니다"
 
 
-@pytest.mark.parametrize("path", LIB_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", LIB_FILES, ids=lambda p: p.relative_to(LIB).as_posix())
 def test_no_bare_assert_in_library(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     asserts = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert)]
@@ -63,7 +63,7 @@ def test_no_bare_assert_in_library(path):
 RESHAPE = re.compile(r"\.(view|reshape|transpose|permute|expand|unsqueeze|flatten)\(|\[\s*:\s*,\s*None|\[\s*None")
 
 
-@pytest.mark.parametrize("path", LIB_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", LIB_FILES, ids=lambda p: p.relative_to(LIB).as_posix())
 def test_every_reshape_line_has_a_shape_comment(path):
     source = path.read_text(encoding="utf-8")
     code_by_line: dict[int, str] = {}
@@ -81,42 +81,110 @@ def test_every_reshape_line_has_a_shape_comment(path):
     assert not missing, f"{path.name}: 모양 주석 '# (..) -> (..)'이 없는 줄 {missing}"
 
 
-# 모듈 층: 아래층만 import (widgets -> plots/mask_plots -> figures -> 실험·그림 요약 -> metrics
-# -> attention/masks -> _checks). 층 MATH_TOP 이하(수학·실험)는 matplotlib/ipywidgets를 import하지 않습니다.
-MATH_TOP = 5
-LAYERS = {
-    "_checks": 0,
-    "attention": 1, "masks": 1,
-    "metrics": 2,
-    "toy": 3, "seq2seq": 3, "scaling": 3, "exercises": 3, "explorer_model": 3,  # 작은 실험과 채점기
-    "describe": 3,  # 그림 요약(대체 텍스트): 데이터 -> 한국어 글, matplotlib 없음
-    "head_training": 4,  # toy 과제의 학습 (학습 중 기록 포함)
-    "head_sweep": 5,  # 헤드 수 x 학습률 x 시드 스윕 (프로세스 여러 개)
-    "figures": 6,  # 한글 글꼴, 공통 색, 대체 텍스트 장치, 그림 입력 도우미 (그림 함수 없음)
-    "static_explorer": 6,  # 커널 없는 탐색기 HTML: explorer_model과 describe만 씀
-    "plots": 7, "mask_plots": 7,  # 그림 함수: figures만 함께 쓰고 서로는 import하지 않음
-    "sweep_plots": 7,  # 스윕과 학습 기록 그림 (seaborn)
-    "widgets": 8,
+# 폴더 층: 핵심(attention, masks, metrics, _checks)은 어떤 폴더도 import하지 않고, 폴더끼리는 아래 규칙으로만
+# import합니다 (attn_lib/__init__.py 의 설명과 같음). 핵심 안에서도 순서가 있습니다.
+CORE_LAYERS = {"_checks": 0, "attention": 1, "masks": 1, "metrics": 2}
+ALLOWED = {  # 어디서 -> 어디로 import해도 되는가 ("core" = 핵심 모듈)
+    "core": {"core"},
+    "viz": {"core", "viz"},
+    "explorer": {"core", "viz", "explorer"},
+    "experiments": {"core", "experiments"},
+    "exercises": {"core", "viz", "explorer", "exercises"},
 }
+#: matplotlib, seaborn, ipywidgets, IPython 을 import하면 안 되는 곳: 수학과 실험 (그림은 viz 와 explorer 의 보기만)
+NO_DRAWING = {"core", "experiments"}
+NO_DRAWING_MODULES = {"explorer/model.py"}
 DRAWING = {"matplotlib", "seaborn", "ipywidgets", "IPython"}
 
 
-def test_every_library_module_has_a_layer():
-    modules = {p.stem for p in LIB_FILES} - {"__init__"}
-    assert modules == set(LAYERS), f"LAYERS에 없는 모듈: {sorted(modules - set(LAYERS))}, 없는 파일: {sorted(set(LAYERS) - modules)}"
+def area(path: Path) -> str:
+    """모듈 파일이 속한 곳: 'core' 또는 하위 폴더 이름."""
+    rel = path.relative_to(LIB)
+    return "core" if len(rel.parts) == 1 else rel.parts[0]
 
 
-@pytest.mark.parametrize("module", sorted(LAYERS), ids=str)
-def test_imports_flow_one_way_and_math_never_imports_drawing(module):
-    tree = ast.parse((LIB / f"{module}.py").read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            target = node.module.split(".")[0]
-            assert LAYERS[target] < LAYERS[module], f"{module}이(가) 위층 {target}을(를) import합니다"
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
-        if LAYERS[module] <= MATH_TOP:
-            for n in names:
-                assert n.split(".")[0] not in DRAWING, f"수학 모듈 {module}이(가) {n}을(를) import합니다"
+def resolve(path: Path, node: ast.ImportFrom) -> str | None:
+    """상대 import 가 가리키는 attn_lib 안의 모듈 경로 ('masks', 'viz/figures', 'viz' 같은)."""
+    if node.level == 0:
+        mod = node.module or ""
+        return mod.split(".", 1)[1].replace(".", "/") if mod.startswith("attn_lib.") else None
+    base = path.relative_to(LIB).parent.parts
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    parts = [*base, *((node.module or "").split(".") if node.module else [])]
+    return "/".join(parts)
+
+
+def layer_errors(path: Path, source: str) -> list[str]:
+    """한 모듈의 import 가 폴더 규칙을 어기는 곳을 모두 돌려줍니다."""
+    errors = []
+    here = area(path)
+    rel = path.relative_to(LIB).as_posix()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            target = resolve(path, node)
+            if target is None:
+                if node.level == 0 and (here in NO_DRAWING or rel in NO_DRAWING_MODULES):
+                    if (node.module or "").split(".")[0] in DRAWING:
+                        errors.append(f"{rel}: 그림 라이브러리 {node.module} 을(를) import합니다")
+                continue
+            there = "core" if "/" not in target and target in CORE_LAYERS else target.split("/")[0]
+            if there not in ALLOWED[here]:
+                errors.append(f"{rel}: {here} 가 {there} ({target}) 를 import합니다 (허용: {sorted(ALLOWED[here])})")
+            elif here == "core" and there == "core" and CORE_LAYERS[target] >= CORE_LAYERS[path.stem]:
+                errors.append(f"{rel}: 핵심 안에서 같은 층이나 위층 {target} 을(를) import합니다")
+        elif isinstance(node, ast.Import) and (here in NO_DRAWING or rel in NO_DRAWING_MODULES):
+            for alias in node.names:
+                if alias.name.split(".")[0] in DRAWING:
+                    errors.append(f"{rel}: 그림 라이브러리 {alias.name} 을(를) import합니다")
+    return errors
+
+
+def test_every_library_module_is_in_a_known_place():
+    for path in LIB_FILES:
+        if path == LIB / "__init__.py":
+            continue
+        assert area(path) in ALLOWED, f"{path}: 알려진 폴더(viz, explorer, experiments, exercises)나 핵심이 아닙니다"
+        if area(path) == "core":
+            assert path.stem in CORE_LAYERS, f"{path.name}: 핵심 모듈 목록(CORE_LAYERS)에 없습니다"
+
+
+@pytest.mark.parametrize("path", [p for p in LIB_FILES if p != LIB / "__init__.py"],
+                         ids=lambda p: p.relative_to(LIB).as_posix())
+def test_imports_flow_one_way_between_folders(path):
+    errors = layer_errors(path, path.read_text(encoding="utf-8"))
+    assert not errors, "\n".join(errors)
+
+
+@pytest.mark.parametrize("where, source", [
+    ("attention.py", "from .viz.figures import PALETTE\n"),  # 핵심 -> viz
+    ("masks.py", "from .attention import scaled_dot_product_attention\n"),  # 핵심 안 같은 층
+    ("viz/plots.py", "from ..explorer.model import ExplorerModel\n"),  # viz -> explorer
+    ("viz/plots.py", "from ..experiments.toy import ToyConfig\n"),  # viz -> experiments
+    ("explorer/live.py", "from ..exercises import check_attention\n"),  # explorer -> exercises
+    ("experiments/toy.py", "from ..viz import plot_curves\n"),  # experiments -> viz
+    ("experiments/toy.py", "import matplotlib.pyplot as plt\n"),  # 실험이 그림 라이브러리를
+    ("explorer/model.py", "from IPython.display import display\n"),
+    ("experiments/toy.py", "from attn_lib.explorer import AttentionExplorer\n"),  # 절대 경로도 잡음
+])
+def test_layer_check_rejects_a_back_arrow(where, source):
+    assert layer_errors(LIB / where, source), f"{where}: {source.strip()!r} 를 잡지 못했습니다"
+
+
+def test_layer_check_accepts_the_allowed_directions():
+    for where, source in [("viz/plots.py", "from ..metrics import saturation\n"),
+                          ("explorer/live.py", "from ..viz.plots import plot_head_heatmaps\n"),
+                          ("exercises/checkers.py", "from ..explorer.model import ExplorerModel\n"),
+                          ("experiments/sweep.py", "from .training import train_with_history\n")]:
+        assert layer_errors(LIB / where, source) == [], source
+
+
+MAX_LINES = 400  # 목표는 약 300줄, 이것은 넘으면 안 되는 한계
+
+
+@pytest.mark.parametrize("path", LIB_FILES, ids=lambda p: p.relative_to(LIB).as_posix())
+def test_no_module_is_longer_than_the_hard_limit(path):
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_LINES, f"{path.relative_to(LIB)}: {n}줄 (한계 {MAX_LINES}줄; 일을 나눠 모듈을 쪼개세요)"
 
 
 HIDERS = re.compile(r"filterwarnings|simplefilter\(\s*[\"']ignore|warnings\.catch_warnings\(\s*\)\s*:?\s*$")

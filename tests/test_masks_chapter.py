@@ -40,7 +40,7 @@ from attn_lib import (
     scaled_dot_product_attention,
     to_torch_mha_mask,
 )
-from attn_lib.mask_plots import MASK_COLORS
+from attn_lib.viz.mask_plots import MASK_COLORS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "03_masks.ipynb"

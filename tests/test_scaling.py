@@ -22,11 +22,10 @@ from attn_lib import (
     retrieval_loss,
     sample_dot_products,
     scale_for,
-    scaled_dot_product_attention,
     scaling_summary,
     softmax_jacobian_norm,
 )
-from attn_lib.figures import PALETTE
+from attn_lib.viz.figures import PALETTE
 
 
 def explicit_jacobian(p: torch.Tensor) -> torch.Tensor:

@@ -22,8 +22,8 @@ from matplotlib.ft2font import FT2Font
 from matplotlib.lines import Line2D
 
 from attn_lib import plot_head_accuracy, relation_ceilings
-from attn_lib.figures import PALETTE, korean_font_path
-from attn_lib.mask_plots import CEILING_LABELS
+from attn_lib.viz.figures import PALETTE, korean_font_path
+from attn_lib.viz.sweep_plots import CEILING_LABELS
 from conftest import all_texts, render_without_warnings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,0 +1,223 @@
+"""채점 엔진: 알려진 실수 표(``MISTAKES``), 채점 결과(``CheckResult``), 비교 도구.
+
+채점기는 학생 함수를 여러 무작위 모양과 마스크에서 참조 구현과 비교합니다. 틀렸을 때는
+잘 알려진 실수를 흉내 낸 "틀린 참조"와도 비교해서, 그중 하나와 똑같이 움직이면 그 실수를
+한국어로 짚어 줍니다(스케일링 빠짐, 소프트맥스 축, 마스크 극성, 가려진 행의 NaN, 헤드를
+잘못된 순서로 합치기 등). 그 비교를 하는 ``_run``이 이 모듈에 있고, 문제별 채점기
+(``checkers.py``, ``practice.py``)는 참조, 틀린 참조, 경우(``_Case``)만 정해서 넘깁니다.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import Tensor
+
+__all__ = ["MISTAKES", "CheckResult", "ExerciseFailure"]
+
+# 잘 알려진 실수와 그 힌트. 키는 CheckResult.mistake 에 들어갑니다 (테스트가 이 키로 확인).
+MISTAKES: dict[str, str] = {
+    "no_scale": "점수에 1/sqrt(d_k)를 곱하지 않았습니다(스케일링 빠짐). "
+    "`scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)`처럼 d_k의 제곱근으로 나누세요.",
+    "scale_dk": "1/sqrt(d_k)가 아니라 1/d_k로 나누었습니다. 내적의 분산은 d_k이므로 표준편차 sqrt(d_k)로 나눕니다.",
+    "scale_sqrt": "sqrt(d_k)를 곱했습니다. 스케일은 그 역수 1/sqrt(d_k)입니다.",
+    "softmax_axis": "소프트맥스를 잘못된 축(dim=-2, 쿼리 축)으로 취했습니다. "
+    "가중치는 쿼리마다 키 축을 따라 합이 1이어야 하므로 `softmax(scores, dim=-1)`입니다.",
+    "mask_inverted": "마스크 극성이 뒤집혔습니다. 이 책의 bool 마스크는 True = 참여 가능입니다. "
+    "True 자리가 아니라 False 자리를 -inf로 채우세요: `scores.masked_fill(~attn_mask, float('-inf'))`.",
+    "nan_rows": "모든 키가 가려진 행에서 NaN이 나왔습니다(exp(-inf)/0 = 0/0). 그런 행은 소프트맥스 전에 "
+    "점수를 0으로 바꾸고, 소프트맥스 뒤에 가중치를 0으로 만드세요. 출력도 0이 됩니다.",
+    "mask_after_softmax": "마스크를 소프트맥스 뒤에 걸었습니다. 그러면 행의 합이 1이 아닙니다. "
+    "-inf 채우기는 소프트맥스 앞의 점수에 하세요.",
+    "merge_order": "헤드를 잘못된 순서로 이어 붙였습니다. (B, H, L, Dh)를 곧바로 (B, L, E)로 reshape하면 "
+    "헤드와 토큰이 뒤섞입니다. 먼저 `transpose(1, 2)`로 (B, L, H, Dh)를 만든 뒤 합치세요.",
+    "merge_view": "transpose한 텐서는 메모리상 연속이 아니어서 `.view`가 실패합니다. "
+    "`.contiguous().view(...)` 또는 `.reshape(...)`를 쓰세요.",
+    "split_order": "헤드를 잘못 나누었습니다. (B, L, E)를 곧바로 (B, H, L, Dh)로 view하면 토큰이 헤드로 흩어집니다. "
+    "`view(B, L, H, Dh)` 다음에 `transpose(1, 2)`를 하세요.",
+    "causal_strict": "대각선까지 가렸습니다. 쿼리 i는 자기 자신(키 i)도 볼 수 있어야 하므로 `tril()`(diagonal=0)입니다.",
+    "mask_float": "마스크는 bool 텐서여야 합니다(True = 참여 가능). 0/1 float 텐서는 점수에 더하는 덧셈 마스크로 해석됩니다.",
+    "padding_shape": "패딩 마스크가 (B, S) 모양입니다. 헤드 축과 쿼리 축으로 브로드캐스트되도록 (B, 1, 1, S)로 만드세요.",
+    "combine_or": "두 마스크를 |(또는)로 합쳤습니다. 두 마스크가 모두 허용한 자리만 참여해야 하므로 &(그리고)입니다.",
+    "scaled_flag": "scaled 인자를 무시했습니다. scaled=False일 때는 스케일링 없이, True일 때만 1/sqrt(d_k)를 곱합니다.",
+    "cross_swapped": "쿼리와 키·밸류를 바꿔 넣었습니다. 크로스 어텐션의 쿼리는 디코더 쪽(길이 L), "
+    "키와 밸류는 인코더 출력(길이 S)입니다. 가중치 모양은 (B, H, L, S)입니다.",
+    "cross_no_mask": "인코더의 패딩 마스크를 넘기지 않았습니다. `padding_mask(src_lengths, S)`를 attn_mask로 주세요.",
+    "cross_causal": "크로스 어텐션에 인과 마스크를 걸었습니다. 디코더의 각 위치는 인코더 출력 전체(패딩 제외)를 볼 수 있습니다.",
+    "temperature_mul": "점수를 온도 T로 나누지 않고 곱했습니다. `softmax(scores / T, dim=-1)`입니다.",
+    "param_no_bias": "편향(bias)을 빼고 셌습니다. 선형층 네 개에 각각 E개의 편향이 있습니다.",
+    "param_no_out": "출력 투영 W_o를 빼고 셌습니다. W_q, W_k, W_v, W_o 네 개입니다.",
+    "not_implemented": "함수가 None을 돌려주었습니다. 아직 구현하지 않았거나 return을 빠뜨렸습니다.",
+}
+
+
+class ExerciseFailure(AssertionError):
+    """채점기가 실패를 알리는 예외. 메시지는 한국어 보고서입니다.
+
+    Shape:
+        - 해당 없음 (텐서를 다루지 않음)
+    """
+
+
+@dataclass
+class CheckResult:
+    """채점 결과 하나. 노트북에서 표시하면 한국어 보고서가 보입니다.
+
+    Args:
+        question: 문제 이름.
+        passed: 모든 경우를 통과했는지.
+        message: 한국어 설명(실패 이유나 통과 안내).
+        mistake: 알아챈 실수의 키(``MISTAKES``), 모르면 ``None``.
+        cases: 비교한 경우의 수.
+
+    Shape:
+        - 해당 없음 (결과 객체)
+    """
+
+    question: str
+    passed: bool
+    message: str
+    mistake: str | None = None
+    cases: int = 0
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def report(self) -> str:
+        """학생에게 보여 줄 한국어 보고서를 만듭니다.
+
+        Shape:
+            - 반환: 여러 줄 문자열
+        """
+        head = f"[{self.question}] " + (f"통과: {self.cases}가지 경우 모두 참조 구현과 같습니다." if self.passed else "아직 틀렸습니다.")
+        return head if self.passed and not self.message else f"{head}\n{self.message}"
+
+    __repr__ = report
+
+    def _repr_html_(self) -> str:
+        color = "#1a7f37" if self.passed else "#b42318"
+        return f"<pre style='color:{color}; white-space:pre-wrap'>{html.escape(self.report())}</pre>"
+
+    def raise_if_failed(self) -> None:
+        """실패했으면 한국어 보고서를 담은 ``ExerciseFailure``를 일으킵니다 (otter 테스트용).
+
+        Shape:
+            - 해당 없음
+        """
+        if not self.passed:
+            raise ExerciseFailure(self.report())
+
+
+# ---- 비교 도구 ----------------------------------------------------------------------------
+
+def _same(got: Any, want: Any, atol: float = 1e-5) -> bool:
+    if isinstance(want, Tensor):
+        if not isinstance(got, Tensor) or got.shape != want.shape:
+            return False
+        if want.dtype == torch.bool or got.dtype == torch.bool:
+            return got.dtype == want.dtype and bool(torch.equal(got, want))
+        return bool(torch.allclose(got.detach().double(), want.double(), atol=atol, rtol=1e-4, equal_nan=True))
+    if isinstance(want, (tuple, list)):
+        return isinstance(got, (tuple, list, torch.Size)) and len(got) == len(want) and all(_same(g, w, atol) for g, w in zip(got, want))
+    if isinstance(want, (int, float)) and not isinstance(want, bool):
+        try:
+            return math.isclose(float(got), float(want), rel_tol=1e-5, abs_tol=1e-7)
+        except (TypeError, ValueError):
+            return False
+    return got == want
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, Tensor):
+        return f"Tensor(shape={tuple(x.shape)}, dtype={x.dtype})"
+    if isinstance(x, (tuple, list)):
+        return "(" + ", ".join(_describe(v) for v in x) + ")"
+    return repr(x)
+
+
+def _difference(got: Any, want: Any) -> str:
+    """처음 어긋난 곳을 한국어로 설명합니다."""
+    if isinstance(want, (tuple, list)) and isinstance(got, (tuple, list)) and len(got) == len(want):
+        names = ["output", "weights"] if len(want) == 2 and all(isinstance(w, Tensor) for w in want) else [f"{i}번째 값" for i in range(len(want))]
+        for name, g, w in zip(names, got, want):
+            if not _same(g, w):
+                return f"{name}: {_difference(g, w)}"
+    if isinstance(want, Tensor) and isinstance(got, Tensor):
+        if got.shape != want.shape:
+            return f"모양이 {tuple(want.shape)}이어야 하는데 {tuple(got.shape)}입니다."
+        if want.dtype == torch.bool and got.dtype != torch.bool:
+            return MISTAKES["mask_float"]
+        if torch.isnan(got).any():
+            return "결과에 NaN이 있습니다."
+        if want.dtype == torch.bool:
+            return f"{int((got != want).sum())}칸이 다릅니다."
+        return f"최대 차이 {float((got.detach().double() - want.double()).abs().max()):.3g} (허용 1e-5)."
+    return f"{_describe(want)}이어야 하는데 {_describe(got)}입니다."
+
+
+@dataclass
+class _Case:
+    label: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+
+
+def _run(question: str, student: Callable[..., Any], reference: Callable[..., Any],
+         variants: Sequence[tuple[str, Callable[..., Any]]], cases: Sequence[_Case]) -> CheckResult:
+    """학생 함수를 경우마다 참조와 비교하고, 틀리면 틀린 참조들과 비교해 실수를 찾습니다."""
+    if not callable(student):
+        return CheckResult(question, False, f"함수가 필요한데 {_describe(student)}이(가) 들어왔습니다. 셀을 먼저 실행했나요?", cases=len(cases))
+    outputs: list[Any] = []
+    for case in cases:
+        try:
+            got = student(*case.args, **case.kwargs)
+        except NotImplementedError:
+            return CheckResult(question, False, MISTAKES["not_implemented"], "not_implemented", len(cases))
+        except Exception as exc:  # 학생 코드의 어떤 오류든 보고서로 바꿉니다
+            text = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, RuntimeError) and ("view size is not compatible" in str(exc) or "contiguous" in str(exc)):
+                return CheckResult(question, False, f"{case.label}에서 오류: {text}\n힌트: {MISTAKES['merge_view']}", "merge_view", len(cases))
+            return CheckResult(question, False, f"{case.label}에서 오류가 났습니다: {text}", cases=len(cases))
+        if got is None or got is Ellipsis:
+            return CheckResult(question, False, MISTAKES["not_implemented"], "not_implemented", len(cases))
+        outputs.append(got)
+    wants = [reference(*c.args, **c.kwargs) for c in cases]
+    failing = [i for i, (g, w) in enumerate(zip(outputs, wants)) if not _same(g, w)]
+    if not failing:
+        return CheckResult(question, True, "", cases=len(cases))
+    for key, wrong in variants:
+        if all(_same(outputs[i], _safe(wrong, cases[i])) for i in failing):
+            first = cases[failing[0]]
+            return CheckResult(question, False, f"{first.label}에서 틀렸습니다.\n힌트: {MISTAKES[key]}", key, len(cases))
+    i = failing[0]
+    return CheckResult(question, False, f"{cases[i].label}에서 틀렸습니다. {_difference(outputs[i], wants[i])}", cases=len(cases))
+
+
+def _safe(fn: Callable[..., Any], case: _Case) -> Any:
+    try:
+        return fn(*case.args, **case.kwargs)
+    except Exception:  # 틀린 참조가 이 입력에서 성립하지 않으면 비교하지 않음
+        return object()
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+# 마스크 문제용: 아는 실수가 없으면 bool이 아닌 마스크(0/1 float)인지 한 번 더 봅니다.
+def _mask_run(question: str, fn: Callable[..., Any], ref: Callable[..., Tensor],
+              variants: list[tuple[str, Callable[..., Tensor]]], cases: list[_Case]) -> CheckResult:
+    result = _run(question, fn, ref, variants, cases)
+    if not result.passed and result.mistake is None:
+        try:
+            got = fn(*cases[0].args)
+        except Exception:  # 오류는 이미 보고서에 있음
+            return result
+        if isinstance(got, Tensor) and got.dtype != torch.bool:
+            return CheckResult(question, False, f"{cases[0].label}에서 틀렸습니다.\n힌트: {MISTAKES['mask_float']}", "mask_float", len(cases))
+    return result

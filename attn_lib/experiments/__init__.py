@@ -1,0 +1,97 @@
+"""작은 학습 실험: 헤드 수 비교 과제(toy)와 학습(training), 스윕(sweep), 시퀀스 뒤집기 인코더-디코더(seq2seq),
+스케일링 측정(scaling). 숫자만 돌려주고 그림은 viz가 그립니다. 핵심 모듈만 import합니다.
+"""
+
+from __future__ import annotations
+
+from .toy import (
+    ToyConfig,
+    HeadToyModel,
+    lookup_table,
+    make_task_batch,
+    relation_ceilings,
+    head_relation_shares,
+    name_head_relations,
+    IGNORE_INDEX,
+)
+from .training import (
+    TrainingHistory,
+    train_head_model,
+    train_with_history,
+    continue_training,
+    evaluate_head_model,
+    head_experiment,
+    compare_heads,
+)
+from .sweep import (
+    SweepJob,
+    SweepRun,
+    sweep_jobs,
+    run_sweep,
+    sweep_records,
+)
+from .seq2seq import (
+    Seq2SeqConfig,
+    ReversalBatch,
+    Seq2SeqModel,
+    make_reversal_batch,
+    token_labels,
+)
+from .seq2seq_training import (
+    greedy_decode,
+    alignment_accuracy,
+    evaluate_seq2seq,
+    train_seq2seq,
+)
+from .scaling import (
+    SCALE_RULES,
+    scale_for,
+    sample_dot_products,
+    random_attention_gradients,
+    scaling_summary,
+)
+from .temperature import (
+    retrieval_batch,
+    retrieval_loss,
+    learn_temperature,
+)
+
+__all__ = [
+    "ToyConfig",
+    "HeadToyModel",
+    "lookup_table",
+    "make_task_batch",
+    "relation_ceilings",
+    "head_relation_shares",
+    "name_head_relations",
+    "IGNORE_INDEX",
+    "TrainingHistory",
+    "train_head_model",
+    "train_with_history",
+    "continue_training",
+    "evaluate_head_model",
+    "head_experiment",
+    "compare_heads",
+    "SweepJob",
+    "SweepRun",
+    "sweep_jobs",
+    "run_sweep",
+    "sweep_records",
+    "Seq2SeqConfig",
+    "ReversalBatch",
+    "Seq2SeqModel",
+    "make_reversal_batch",
+    "token_labels",
+    "greedy_decode",
+    "alignment_accuracy",
+    "evaluate_seq2seq",
+    "train_seq2seq",
+    "SCALE_RULES",
+    "scale_for",
+    "sample_dot_products",
+    "random_attention_gradients",
+    "scaling_summary",
+    "retrieval_batch",
+    "retrieval_loss",
+    "learn_temperature",
+]

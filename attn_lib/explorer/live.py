@@ -1,0 +1,288 @@
+"""살아 있는 어텐션 탐색기(``AttentionExplorer``): ipywidgets 조작기로 바꾸며 다시 계산하고 다시 그립니다.
+
+조작기로 d_k, 헤드 수, 마스크, 스케일링, 시드, 문장을 바꾸면 헤드별 히트맵과 포화 히스토그램
+(그리기는 ``live_figure``)과 헤드별 글 요약(``summary``)이 바뀝니다. 커널이 있어야 다시 계산하므로,
+웹사이트에서는 같은 출력에 담긴 정적 탐색기(``static.explorer_html``, Vega-Lite)가 대신 보입니다.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import numpy as np
+from torch import Tensor
+
+from .model import (
+    DK_CHOICES,
+    MASK_LABELS,
+    MASKS,
+    MAX_HEADS,
+    ExplorerModel,
+    parse_tokens,
+    single_thread,
+)
+from .model import shown_tokens as explorer_tokens  # 메서드 shown_tokens 와 이름이 겹치지 않게
+from ..viz.describe import describe_heads
+from ..metrics import attention_entropy, saturation
+from .live_figure import _HIST_BINS, _ExplorerFigure
+from .static import explorer_html
+from .summary import summary_caption, summary_html
+
+__all__ = ["AttentionExplorer"]
+
+_FIGURE_CACHE = 8  # (헤드 수, 보이는 토큰)마다 그림 하나, 최근 것 몇 개만 보관
+_SETTINGS = ("tokens", "d_k", "num_heads", "mask", "scaled", "seed")
+
+
+class AttentionExplorer:
+    """어텐션 탐색기: d_k, 헤드 수, 마스크, 스케일링, 시드, 문장을 바꾸며 헤드별 히트맵과 포화 히스토그램을 봅니다.
+
+    모델은 ``model.ExplorerModel``입니다(학습하지 않은 무작위 투영). 가중치는
+    ``scaled_dot_product_attention``을 탐색기 자신의 쿼리·키에 적용한 값이고 ``weights``에 남습니다.
+    조작기를 바꾸면 그림을 새로 만들지 않고 값만 바꿔 다시 그립니다(헤드 수와 보이는 토큰마다 그림 하나).
+    잘못된 값(토큰 17개, 빈 문장 등)은 예외 대신 위젯에 한국어 안내를 띄우고 마지막 그림을 그대로 둡니다.
+
+    노트북에서 이 객체를 셀의 마지막 식으로 두면 살아 있는 위젯이 보이고, 빌드된 웹사이트에서는
+    같은 출력에 담긴 커널 없는 정적 탐색기(Vega-Lite, ``static.explorer_html``)가 보입니다. 그림 아래에는
+    헤드마다 한 줄씩 글 요약(``summary``, ``describe_heads``)이 보이고 그림과 함께 바뀝니다.
+
+    Args:
+        tokens: 문장(공백으로 나눔) 또는 토큰 목록, 16개까지. 정적 탐색기는 8개까지.
+        seed: 모델 시드.
+        d_k: 헤드 하나의 쿼리·키 너비 ``Dh`` (1, 2, 4, ..., 512).
+        num_heads: 헤드 수 ``H`` (1~16).
+        mask: ``"none"``, ``"causal"``, ``"padding"``, ``"causal+padding"`` (또는 없음/인과/패딩/인과+패딩).
+        scaled: ``1/sqrt(d_k)`` 스케일링 여부.
+        dpi: 그림 해상도.
+
+    Shape:
+        - weights: ``(H, L, S)`` (패딩 마스크면 ``L = S = P``, [PAD] 포함)
+        - query, key: ``(H, L, Dh)``, ``(H, S, Dh)``
+        - summary: 길이 ``H``인 글 목록
+    """
+
+    def __init__(
+        self,
+        tokens: str | Sequence[str] = "나는 어제 도서관에서 책을 빌렸다",
+        *,
+        seed: int = 0,
+        d_k: int = 64,
+        num_heads: int = 4,
+        mask: str = "none",
+        scaled: bool = True,
+        dpi: int = 88,
+    ) -> None:
+        settings = _validate({"tokens": tokens, "seed": seed, "d_k": d_k, "num_heads": num_heads,
+                              "mask": mask, "scaled": scaled})
+        self._settings = settings
+        self._dpi = dpi
+        self._model = ExplorerModel(settings["seed"])
+        self._figures: OrderedDict[tuple, _ExplorerFigure] = OrderedDict()
+        self.error = ""
+        self._suspended = False
+        style = {"description_width": "initial"}
+        self.controls = {
+            "tokens": widgets.Text(" ".join(settings["tokens"]), description="문장", continuous_update=False,
+                                   style=style, layout=widgets.Layout(width="30em")),
+            "d_k": widgets.SelectionSlider(options=[(str(v), v) for v in DK_CHOICES], value=settings["d_k"],
+                                           description="d_k", style=style),
+            "num_heads": widgets.IntSlider(settings["num_heads"], min=1, max=MAX_HEADS, description="헤드 수",
+                                           style=style),
+            "mask": widgets.ToggleButtons(options=[(MASK_LABELS[m], m) for m in MASKS], value=settings["mask"],
+                                          description="마스크", style={**style, "button_width": "6.5em"}),
+            "scaled": widgets.Checkbox(settings["scaled"], description="1/√d_k 스케일링", indent=False),
+            "seed": widgets.IntText(settings["seed"], description="시드", style=style,
+                                    layout=widgets.Layout(width="9em")),
+        }
+        for control in self.controls.values():
+            control.observe(self._on_control, names="value")
+        self._message = widgets.HTML("")
+        # 그림 아래의 글 요약 (헤드마다 describe_heads 한 줄, 정적 탐색기와 같은 모양)
+        self._summary = widgets.HTML("", layout=widgets.Layout(max_width="100%"))
+        # align_self: VBox(세로 flex)가 그림을 칸 너비로 늘려 흐리게 만들지 않도록 원래 크기로
+        self._image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto",
+                                                                         align_self="flex-start"))
+        c = self.controls
+        self.widget = widgets.VBox([
+            widgets.HBox([c["tokens"], c["seed"]]),
+            widgets.HBox([c["d_k"], c["num_heads"], c["scaled"]]),
+            c["mask"], self._message, self._image, self._summary,
+        ])
+        self._redraw()
+
+    # -- 상태 ---------------------------------------------------------------------------
+    @property
+    def state(self) -> dict:
+        """지금 그려진 설정과 마지막 안내(오류가 없으면 빈 문자열).
+
+        Shape:
+            - 해당 없음 (사전)
+        """
+        return {**self._settings, "tokens": list(self._settings["tokens"]), "error": self.error}
+
+    @property
+    def image(self) -> bytes:
+        """지금 보이는 그림의 PNG 바이트.
+
+        Shape:
+            - 해당 없음 (바이트)
+        """
+        return self._image.value
+
+    def shown_tokens(self) -> list[str]:
+        """히트맵의 축에 보이는 토큰 (패딩 마스크면 ``[PAD]``까지).
+
+        Shape:
+            - 반환: 길이 ``L`` (패딩 마스크면 ``P``)
+        """
+        return explorer_tokens(self._settings["tokens"], self._settings["mask"])
+
+    # -- 계산과 그리기 ---------------------------------------------------------------------
+    def forward(self, **settings: object) -> Tensor:
+        """주어진 설정(생략하면 지금 설정)의 어텐션 가중치를 그리지 않고 계산합니다.
+
+        Args:
+            **settings: ``d_k``, ``num_heads``, ``mask``, ``scaled``, ``seed``, ``tokens`` 중 일부.
+
+        Returns:
+            어텐션 가중치.
+
+        Raises:
+            ValueError: 설정 값이 잘못되었을 때.
+
+        Shape:
+            - 반환: ``(H, L, S)``
+        """
+        s = _validate({**self._settings, **settings})
+        model = self._model if s["seed"] == self._model.seed else ExplorerModel(s["seed"])
+        tokens = explorer_tokens(s["tokens"], s["mask"])
+        weights, _, _, _ = model.weights(tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"],
+                                         scaled=s["scaled"])
+        return weights
+
+    def _redraw(self) -> None:
+        s = self._settings
+        if self._model.seed != s["seed"]:
+            self._model = ExplorerModel(s["seed"])
+        tokens = self.shown_tokens()
+        weights, query, key, attn_mask = self._model.weights(
+            tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"], scaled=s["scaled"])
+        self.weights, self.query, self.key, self.attn_mask = weights, query, key, attn_mask
+        w = weights.numpy()
+        allowed = np.ones(w.shape, dtype=bool) if attn_mask is None else np.broadcast_to(attn_mask.numpy(), w.shape)
+        counts, _ = np.histogram(w[allowed], bins=_HIST_BINS)
+        with single_thread():
+            share, entropy = float(saturation(weights)), float(attention_entropy(weights).mean())
+        stats = f"포화 행 {share:.0%}, 평균 엔트로피 {entropy:.2f} nat"
+        self._image.value = self._figure(s["num_heads"], tokens).render(w, counts, stats)
+        self.summary = describe_heads(w, tokens, tokens)
+        self._summary.value = summary_html(summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"]),
+                                           self.summary)
+
+    def _figure(self, num_heads: int, tokens: list[str]) -> _ExplorerFigure:
+        key = (num_heads, tuple(tokens))
+        if key in self._figures:
+            self._figures.move_to_end(key)
+        else:
+            self._figures[key] = _ExplorerFigure(num_heads, tokens, self._dpi)
+            while len(self._figures) > _FIGURE_CACHE:
+                self._figures.popitem(last=False)
+        return self._figures[key]
+
+    def _show_error(self, message: str) -> None:
+        self.error = message
+        self._message.value = f'<span style="color:#D55E00">⚠ {html.escape(message)} (마지막 그림을 그대로 둡니다)</span>'
+
+    # -- 조작 ---------------------------------------------------------------------------
+    def set(self, **changes: object) -> dict:
+        """설정을 바꾸고 다시 그립니다. 새 그림(PNG)이 만들어진 뒤에 돌아옵니다.
+
+        잘못된 값이면 아무것도 바꾸지 않고 위젯에 한국어 안내를 띄웁니다(예외 없음).
+
+        Args:
+            **changes: ``tokens``, ``d_k``, ``num_heads``, ``mask``, ``scaled``, ``seed`` 중 일부.
+
+        Returns:
+            새 상태 (``state``와 같음; 잘못된 값이면 ``error``에 안내).
+
+        Raises:
+            TypeError: 모르는 설정 이름이 들어왔을 때 (코드의 오타).
+
+        Shape:
+            - 해당 없음 (사전)
+        """
+        unknown = sorted(set(changes) - set(_SETTINGS))
+        if unknown:
+            raise TypeError(f"AttentionExplorer.set이 모르는 설정 {unknown}. 쓸 수 있는 이름: {list(_SETTINGS)}")
+        try:
+            settings = _validate({**self._settings, **changes})
+        except (TypeError, ValueError) as exc:
+            if "tokens" in changes and isinstance(changes["tokens"], str):
+                self._set_controls({"tokens": changes["tokens"]})  # 잘못 적은 글을 그대로 보여 줌
+            self._show_error(str(exc))
+            return self.state
+        self._settings = settings
+        self._set_controls({**settings, "tokens": " ".join(settings["tokens"])})
+        self._message.value = ""
+        self.error = ""
+        self._redraw()
+        return self.state
+
+    def _set_controls(self, values: dict) -> None:
+        self._suspended = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._suspended = False
+
+    def _on_control(self, change: dict) -> None:
+        if self._suspended:
+            return
+        values = {name: control.value for name, control in self.controls.items()}
+        try:
+            self.set(**values)
+        except Exception as exc:  # 위젯 콜백에서는 어떤 예외도 노트북으로 올려 보내지 않습니다
+            self._show_error(f"예상하지 못한 오류: {exc!r}")
+
+    # -- 표시 ---------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        s = self._settings
+        return (f"AttentionExplorer(tokens={' '.join(s['tokens'])!r}, seed={s['seed']}, d_k={s['d_k']}, "
+                f"num_heads={s['num_heads']}, mask={s['mask']!r}, scaled={s['scaled']})")
+
+    def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        """Jupyter는 위젯 보기를, 웹사이트(myst-nb, text/html 우선)는 정적 탐색기를 고릅니다."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        s = self._settings
+        bundle["text/html"] = explorer_html(s["tokens"], s["seed"], d_k=s["d_k"], num_heads=s["num_heads"],
+                                            mask=s["mask"], scaled=s["scaled"])
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+def _validate(settings: dict) -> dict:
+    """탐색기 설정을 검사하고 정규화합니다 (잘못되면 한국어 ValueError/TypeError)."""
+    out = dict(settings)
+    out["tokens"] = tuple(parse_tokens(settings["tokens"]))
+    d_k = settings["d_k"]
+    if isinstance(d_k, bool) or d_k not in DK_CHOICES:
+        raise ValueError(f"d_k는 {', '.join(map(str, DK_CHOICES))} 중 하나여야 하는데 {d_k!r}이(가) 들어왔습니다.")
+    heads = settings["num_heads"]
+    if isinstance(heads, bool) or not isinstance(heads, int) or not 1 <= heads <= MAX_HEADS:
+        raise ValueError(f"헤드 수는 1~{MAX_HEADS} 사이의 정수여야 하는데 {heads!r}이(가) 들어왔습니다.")
+    mask = {label: name for name, label in MASK_LABELS.items()}.get(settings["mask"], settings["mask"])
+    if mask not in MASKS:
+        raise ValueError(f"마스크는 {', '.join(MASKS)} (없음/인과/패딩/인과+패딩) 중 하나여야 하는데 "
+                         f"{settings['mask']!r}이(가) 들어왔습니다.")
+    out["mask"] = mask
+    if not isinstance(settings["scaled"], (bool, np.bool_)):
+        raise ValueError(f"scaled는 True 또는 False여야 하는데 {settings['scaled']!r}이(가) 들어왔습니다.")
+    out["scaled"] = bool(settings["scaled"])
+    seed = settings["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+        raise ValueError(f"시드는 0 이상 2^31 미만의 정수여야 하는데 {seed!r}이(가) 들어왔습니다.")
+    return out

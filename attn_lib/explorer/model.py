@@ -1,0 +1,239 @@
+"""어텐션 탐색기의 작은 모델: 토큰 -> 시드 임베딩 -> 헤드별 쿼리·키 -> 어텐션 가중치.
+
+탐색기는 ``d_k``(헤드 하나의 쿼리·키 너비, 이 책의 ``Dh``)와 헤드 수를 서로 따로 바꿉니다.
+``nn.MultiheadAttention``처럼 ``Dh = E // H``로 묶으면 16헤드 x ``d_k`` = 512에 ``E`` = 8192짜리
+``E x E`` 투영이 필요하므로, 여기서는 폭이 고정된(``EMBED_WIDTH``) 토큰 임베딩에서 헤드마다
+쿼리·키를 바로 만듭니다::
+
+    Q = X @ W_q   # (L, E0) @ (MAX_HEADS, E0, MAX_DK) -> (MAX_HEADS, L, MAX_DK)
+
+모든 설정이 한 모델 안에 포개져 있습니다(nested). ``d_k``를 고르면 앞쪽 ``d_k``칸을, 헤드 수
+``h``를 고르면 앞쪽 ``h``개 헤드를 씁니다. 그래서 ``d_k``나 ``h``를 바꿔도 나머지 칸의 값은 그대로이고,
+정적 웹페이지는 ``MAX_HEADS``개 헤드의 점수만 저장해 두면 됩니다.
+
+``W_q, W_k``의 원소는 ``N(0, 1/E0)``, 임베딩 원소는 ``N(0, 1)``이라 쿼리·키의 원소는 분산이
+대략 1입니다. 그러면 내적의 분산은 대략 ``d_k``이고, ``1/sqrt(d_k)`` 스케일링이 그 크기를 되돌려
+놓습니다. 4장에서 보는 바로 그 현상입니다. 가중치는 학습하지 않은 무작위 값이므로 히트맵의 무늬에는
+뜻이 없습니다.
+
+이 모듈은 torch만 씁니다 (matplotlib 없음).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from .._checks import describe, single_thread
+from ..attention import scaled_dot_product_attention
+from ..masks import causal_mask, combine_masks, padding_mask
+
+__all__ = [
+    "EMBED_WIDTH",
+    "MAX_HEADS",
+    "MAX_DK",
+    "MAX_TOKENS",
+    "DK_CHOICES",
+    "MASKS",
+    "MASK_LABELS",
+    "PAD_TOKEN",
+    "ExplorerModel",
+    "parse_tokens",
+    "padded_length",
+    "shown_tokens",
+    "explorer_mask",
+    "single_thread",
+]
+
+#: 토큰 임베딩 폭 ``E0`` (쿼리·키 너비와 무관하게 고정)
+EMBED_WIDTH = 32
+#: 헤드 수의 최댓값
+MAX_HEADS = 16
+#: ``d_k``의 최댓값
+MAX_DK = 512
+#: 문장 하나의 최대 토큰 수 (패딩 제외)
+MAX_TOKENS = 16
+#: 탐색기가 고를 수 있는 ``d_k``: 1, 2, 4, ..., 512 (로그 눈금)
+DK_CHOICES = tuple(2**i for i in range(10))
+#: 마스크 종류 (코드 이름)
+MASKS = ("none", "causal", "padding", "causal+padding")
+#: 마스크의 한국어 이름
+MASK_LABELS = {"none": "없음", "causal": "인과", "padding": "패딩", "causal+padding": "인과+패딩"}
+#: 패딩 토큰
+PAD_TOKEN = "[PAD]"
+
+
+def parse_tokens(tokens: str | Sequence[str]) -> list[str]:
+    """문장(공백으로 나눔)이나 문자열 목록을 토큰 목록으로 바꾸고 검사합니다.
+
+    Args:
+        tokens: ``"나는 어제 책을 빌렸다"`` 같은 문장, 또는 ``["나는", "어제", ...]``.
+
+    Returns:
+        토큰 목록 (1개 이상 ``MAX_TOKENS``개 이하).
+
+    Raises:
+        TypeError: 문자열도 문자열 목록도 아닐 때.
+        ValueError: 비었거나, ``MAX_TOKENS``개를 넘거나, 빈 토큰이나 ``[PAD]``가 들어 있을 때.
+
+    Shape:
+        - 반환: 길이 ``L``의 목록
+    """
+    if isinstance(tokens, str):
+        items = tokens.split()
+    elif isinstance(tokens, Sequence) and all(isinstance(t, str) for t in tokens):
+        items = [t.strip() for t in tokens]
+    else:
+        raise TypeError(f"tokens는 문장(str)이나 문자열 목록이어야 하는데 {describe(tokens)}이(가) 들어왔습니다.")
+    if not items:
+        raise ValueError("문장이 비어 있습니다. 토큰을 하나 이상 넣으세요 (예: '나는 어제 책을 빌렸다').")
+    if len(items) > MAX_TOKENS:
+        raise ValueError(f"토큰은 {MAX_TOKENS}개까지인데 {len(items)}개가 들어왔습니다. 문장을 줄여 주세요.")
+    if any(not t for t in items):
+        raise ValueError("빈 토큰이 있습니다. 목록의 모든 토큰에 글자가 있어야 합니다.")
+    if PAD_TOKEN in items:
+        raise ValueError(f"{PAD_TOKEN}은(는) 패딩 마스크가 붙이는 토큰입니다. 문장에는 넣지 마세요.")
+    return items
+
+
+def padded_length(n: int) -> int:
+    """패딩 마스크일 때 문장을 채울 길이: ``[PAD]``가 2개 이상 붙고 4의 배수가 되는 길이.
+
+    예: 토큰 5개 -> 8, 토큰 8개 -> 12, 토큰 16개 -> 20.
+
+    Shape:
+        - 반환: 정수 ``S`` (패딩을 포함한 키 길이)
+    """
+    return 4 * math.ceil((n + 2) / 4)
+
+
+def shown_tokens(tokens: Sequence[str], mask: str) -> list[str]:
+    """탐색기가 보여 주는 토큰: 패딩 마스크(``"padding"``이 든 이름)면 ``[PAD]``를 ``padded_length``까지 붙입니다.
+
+    예: 토큰 5개, ``"causal+padding"`` -> 토큰 5개 + ``[PAD]`` 3개.
+
+    Shape:
+        - 반환: 길이 ``n`` (패딩 마스크면 ``padded_length(n)``)
+    """
+    shown = list(tokens)
+    if "padding" in mask:
+        shown += [PAD_TOKEN] * (padded_length(len(shown)) - len(shown))
+    return shown
+
+
+def explorer_mask(mask: str, L: int, n: int) -> Tensor | None:
+    """탐색기의 마스크 이름을 bool 마스크(``True`` = 참여 가능)로 바꿉니다.
+
+    Args:
+        mask: ``"none"``, ``"causal"``, ``"padding"``, ``"causal+padding"``.
+        L: 보이는 토큰 수 (패딩 마스크면 ``[PAD]`` 포함).
+        n: 실제 토큰 수 (``[PAD]`` 제외).
+
+    Returns:
+        ``None`` (마스크 없음) 또는 bool 마스크.
+
+    Shape:
+        - 반환: ``(L, S)`` (인과), ``(1, 1, S)`` (패딩), ``(1, L, S)`` (인과+패딩), ``S = L``
+    """
+    if mask not in MASKS:
+        raise ValueError(f"mask는 {MASKS} 중 하나여야 하는데 {mask!r}이(가) 들어왔습니다.")
+    parts = []
+    if "causal" in mask:
+        parts.append(causal_mask(L))  # (L, S)
+    if "padding" in mask:
+        parts.append(padding_mask([n], L)[0])  # (1, 1, 1, S) -> (1, 1, S)
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else combine_masks(*parts)
+
+
+def _token_seed(token: str, seed: int) -> int:
+    """토큰 글자와 시드로 정해지는 난수 시드 (같은 토큰은 어느 자리에서나 같은 임베딩)."""
+    return (seed * 1_000_003 + zlib.crc32(token.encode("utf-8"))) % (2**63 - 1)
+
+
+class ExplorerModel:
+    """탐색기의 고정된 무작위 모델: 토큰별 임베딩과 헤드별 쿼리·키 투영.
+
+    Args:
+        seed: 투영 행렬과 임베딩을 정하는 시드 (0 이상 정수).
+
+    Shape:
+        - W_q, W_k: ``(MAX_HEADS, E0, MAX_DK)``
+        - embed(tokens): ``(L, E0)``
+        - queries_keys(...): 각각 ``(H, L, Dh)``
+        - weights(...): ``(H, L, S)``
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed는 0 이상의 정수여야 하는데 {seed!r}이(가) 들어왔습니다.")
+        self.seed = seed
+        g = torch.Generator().manual_seed(seed)
+        std = 1.0 / math.sqrt(EMBED_WIDTH)
+        with single_thread():
+            self.W_q = torch.randn(MAX_HEADS, EMBED_WIDTH, MAX_DK, generator=g).mul_(std)
+            self.W_k = torch.randn(MAX_HEADS, EMBED_WIDTH, MAX_DK, generator=g).mul_(std)
+
+    def embed(self, tokens: Sequence[str]) -> Tensor:
+        """토큰마다 시드로 정해진 임베딩 벡터 하나 (같은 글자면 같은 벡터).
+
+        Shape:
+            - tokens: 길이 ``L``
+            - 반환: ``(L, E0)``
+        """
+        rows = [torch.randn(EMBED_WIDTH, generator=torch.Generator().manual_seed(_token_seed(t, self.seed)))
+                for t in tokens]
+        return torch.stack(rows)  # L x (E0,) -> (L, E0)
+
+    def queries_keys(self, tokens: Sequence[str], d_k: int, num_heads: int) -> tuple[Tensor, Tensor]:
+        """앞쪽 ``num_heads``개 헤드, 앞쪽 ``d_k``칸의 쿼리와 키.
+
+        Shape:
+            - 반환: ``(query, key)``, 각각 ``(H, L, Dh)`` (``H = num_heads``, ``Dh = d_k``)
+        """
+        if not 1 <= d_k <= MAX_DK or not 1 <= num_heads <= MAX_HEADS:
+            raise ValueError(f"d_k는 1~{MAX_DK}, num_heads는 1~{MAX_HEADS}여야 하는데 {d_k}, {num_heads}입니다.")
+        x = self.embed(tokens)  # (L, E0)
+        query = x @ self.W_q[:num_heads, :, :d_k]  # (L, E0) @ (H, E0, Dh) -> (H, L, Dh)
+        key = x @ self.W_k[:num_heads, :, :d_k]  # (L, E0) @ (H, E0, Dh) -> (H, S, Dh)
+        return query, key
+
+    def raw_scores(self, tokens: Sequence[str], d_k: int) -> Tensor:
+        """스케일링과 마스크 전의 내적 ``Q K^T``, 모든 ``MAX_HEADS``개 헤드.
+
+        Shape:
+            - 반환: ``(MAX_HEADS, L, S)``
+        """
+        with single_thread():
+            query, key = self.queries_keys(tokens, d_k, MAX_HEADS)
+            return query @ key.transpose(-2, -1)  # (H, L, Dh) @ (H, Dh, S) -> (H, L, S)
+
+    def weights(
+        self, tokens: Sequence[str], *, d_k: int, num_heads: int, mask: str, scaled: bool
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+        """``scaled_dot_product_attention``으로 어텐션 가중치를 계산합니다.
+
+        ``tokens``는 보이는 토큰 그대로입니다(패딩 마스크면 ``[PAD]`` 포함).
+
+        Returns:
+            ``(weights, query, key, attn_mask)``.
+
+        Shape:
+            - weights: ``(H, L, S)``
+            - query, key: ``(H, L, Dh)``, ``(H, S, Dh)``
+            - attn_mask: ``None`` 또는 ``(H, L, S)``로 브로드캐스트되는 bool 마스크
+        """
+        tokens = list(tokens)
+        n = sum(t != PAD_TOKEN for t in tokens)
+        with single_thread():
+            query, key = self.queries_keys(tokens, d_k, num_heads)
+            attn_mask = explorer_mask(mask, len(tokens), n)
+            value = torch.zeros(len(tokens), 1)  # (S, 1): 출력은 쓰지 않고 가중치만 봅니다
+            scale = None if scaled else 1.0
+            _, attn_weights = scaled_dot_product_attention(query, key, value, attn_mask, scale=scale)
+        return attn_weights, query, key, attn_mask

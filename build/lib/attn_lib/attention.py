@@ -1,0 +1,271 @@
+"""어텐션의 수학: 스케일드 내적 어텐션과 멀티헤드 어텐션.
+
+이 모듈은 torch만 씁니다 (matplotlib 없음). 모양 문자는 책 전체와 같습니다:
+``B`` 배치, ``H`` 헤드 수, ``L`` 쿼리 길이, ``S`` 키·밸류 길이,
+``E`` 모델 너비(``embed_dim``), ``Dh`` 헤드 하나의 너비(``E // H``, 논문의 d_k),
+``Dv`` 밸류 너비.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_attention_inputs, check_mha_inputs, check_positive_int, describe
+
+__all__ = ["scaled_dot_product_attention", "MultiHeadAttention", "count_parameters"]
+
+
+def softmax_or_zero(attn_scores: Tensor) -> Tensor:
+    """키 축으로 소프트맥스를 취하되, 모든 키가 ``-inf``로 가려진 행은 NaN 대신 0을 돌려줍니다.
+
+    그런 행에서 순진한 소프트맥스는 ``exp(-inf) / 0 = 0 / 0``이라 NaN이 됩니다. 행의 최댓값이 ``-inf``인
+    행을 찾아(기울기가 필요 없는 판단이므로 ``detach``) 그 행만 0으로 채운 뒤 소프트맥스를 하고, 결과를 0으로
+    되돌립니다.
+
+    Shape:
+        - attn_scores: ``(..., L, S)``
+        - 반환: ``(..., L, S)``
+    """
+    dead_rows = torch.isneginf(attn_scores.detach().amax(dim=-1, keepdim=True))  # (..., L, S) -> (..., L, 1)
+    if not dead_rows.any():
+        return torch.softmax(attn_scores, dim=-1)
+    attn_scores = attn_scores.masked_fill(dead_rows, 0.0)
+    return torch.softmax(attn_scores, dim=-1).masked_fill(dead_rows, 0.0)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    *,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """스케일드 내적 어텐션을 계산하고 출력과 어텐션 가중치를 함께 돌려줍니다.
+
+    계산 순서는 PyTorch의 ``F.scaled_dot_product_attention``과 같습니다.
+
+    1. 점수: ``scores = (query @ key^T) * scale``
+    2. 마스크: bool 마스크는 ``False`` 자리를 ``-inf``로 채우고, 덧셈 마스크(float)는 점수에 더합니다.
+    3. 마지막 축(키 축)으로 소프트맥스를 취해 가중치를 만듭니다.
+    4. ``output = weights @ value``
+
+    모든 키가 가려진 행(참여할 키가 하나도 없는 쿼리)은 가중치 0, 출력 0이 됩니다.
+    순진하게 ``-inf``만 채우고 소프트맥스를 하면 그 행은 ``exp(-inf) / 0 = 0 / 0``이라
+    NaN이 되고, NaN은 다음 층과 기울기로 번져 학습 전체를 망칩니다. 그런 행은 어떤 키에서도
+    정보를 가져올 수 없다는 뜻이므로, 여기서는 "아무것도 가져오지 않음", 즉 0으로 정의합니다.
+    (마스크 장에서 순진한 구현의 NaN과 비교합니다.)
+
+    Args:
+        query: 쿼리 텐서.
+        key: 키 텐서. 마지막 축 너비가 ``query``와 같아야 합니다.
+        value: 밸류 텐서. 길이 축(끝에서 두 번째)이 ``key``와 같아야 합니다.
+        attn_mask: 선택. bool이면 ``True`` = 참여 가능(F.scaled_dot_product_attention과 같은 극성),
+            float면 스케일된 점수에 더하는 값(덧셈 마스크)(``-inf``는 차단). 점수 모양 ``(..., L, S)``로
+            모양을 키우지 않고 브로드캐스트되어야 합니다.
+        scale: 점수에 곱할 값. ``None``이면 ``1 / sqrt(Dh)``, ``1.0``이면 스케일링 없음.
+
+    Returns:
+        ``(output, weights)`` 튜플.
+
+    Shape:
+        - query: ``(..., L, Dh)``
+        - key: ``(..., S, Dh)``
+        - value: ``(..., S, Dv)``
+        - attn_mask: ``(L, S)``, ``(B, 1, 1, S)``처럼 ``(..., L, S)``로 브로드캐스트되는 모양
+        - output: ``(..., L, Dv)``
+        - weights: ``(..., L, S)``
+
+    Raises:
+        TypeError: 텐서가 아니거나, 실수 텐서가 아니거나, dtype이 서로 다르거나, 마스크가 정수일 때.
+        ValueError: 축 길이가 맞지 않거나 마스크가 브로드캐스트되지 않을 때, scale이 양수가 아닐 때.
+    """
+    scores_shape, scale = check_attention_inputs(query, key, value, attn_mask, scale)
+
+    # 1. 점수: 모든 쿼리와 모든 키의 내적에 scale을 곱합니다.
+    attn_scores = (query @ key.transpose(-2, -1)) * scale  # (..., L, Dh) @ (..., Dh, S) -> (..., L, S)
+    attn_scores = attn_scores.expand(scores_shape)  # value만 배치 축이 더 클 때: (..., L, S) -> (*lead, L, S)
+
+    # 2. 마스크: bool은 False(차단) 자리를 -inf로, 덧셈 마스크(float)는 점수에 더합니다.
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        attn_scores = attn_scores.masked_fill(~attn_mask, float("-inf"))
+    elif attn_mask is not None:
+        attn_scores = attn_scores + attn_mask.to(attn_scores.dtype)
+
+    # 3. 소프트맥스: 키 축(마지막 축)으로. 볼 키가 하나도 없는 행은 가중치 0.
+    attn_weights = softmax_or_zero(attn_scores) if attn_mask is not None else torch.softmax(attn_scores, dim=-1)
+
+    # 4. 밸류 섞기: 가중치로 밸류의 볼록 결합을 만듭니다.
+    output = attn_weights @ value  # (..., L, S) @ (..., S, Dv) -> (..., L, Dv)
+    return output, attn_weights
+
+
+class MultiHeadAttention(nn.Module):
+    """배치 우선(batch-first) 멀티헤드 어텐션.
+
+    ``MultiHead(Q, K, V) = Concat(head_1, ..., head_H) W_o``,
+    ``head_i = Attention(Q W_q^i, K W_k^i, V W_v^i)``.
+    투영 ``W_q, W_k, W_v``는 ``E -> E`` 선형층 하나씩이고, 그 출력을 ``H``개의 헤드로
+    나눕니다(헤드 i는 특징 ``i*Dh : (i+1)*Dh``). ``W_o``는 이어 붙인 헤드를 다시 섞습니다.
+    파라미터 수는 헤드 수와 무관하게 ``4*E*E + 4*E``(bias 포함)입니다.
+
+    Args:
+        embed_dim: 모델 너비 ``E``.
+        num_heads: 헤드 수 ``H``. ``E``를 나누어떨어뜨려야 합니다.
+        bias: 네 선형층에 bias를 둘지.
+
+    Shape:
+        - query: ``(B, L, E)``
+        - key, value: ``(B, S, E)`` (생략하면 ``query``와 같음: 셀프 어텐션)
+        - attn_mask: ``(L, S)``, ``(B, 1, 1, S)``, ``(B, 1, L, S)``, ``(B, H, L, S)`` 등
+          ``(B, H, L, S)``로 브로드캐스트되는 4차원 이하 모양 (3차원은 모호해서 거부)
+        - output: ``(B, L, E)``
+        - weights: ``(B, H, L, S)`` (헤드 축을 평균 내지 않음)
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, *, bias: bool = True) -> None:
+        super().__init__()
+        check_positive_int(embed_dim, "embed_dim")
+        check_positive_int(num_heads, "num_heads")
+        if embed_dim % num_heads != 0:
+            raise ValueError(
+                f"embed_dim(={embed_dim})은 num_heads(={num_heads})로 나누어떨어져야 합니다 "
+                f"(나머지 {embed_dim % num_heads})."
+            )
+        self.embed_dim = embed_dim
+        self.num_heads = num_heads
+        self.head_dim = embed_dim // num_heads
+        self.W_q = nn.Linear(embed_dim, embed_dim, bias=bias)
+        self.W_k = nn.Linear(embed_dim, embed_dim, bias=bias)
+        self.W_v = nn.Linear(embed_dim, embed_dim, bias=bias)
+        self.W_o = nn.Linear(embed_dim, embed_dim, bias=bias)
+
+    def extra_repr(self) -> str:
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, head_dim={self.head_dim}"
+
+    def split_heads(self, x: Tensor) -> Tensor:
+        """``(B, L, E)``를 헤드별로 나눕니다. 복사 없이 뷰(view)만 바꿉니다.
+
+        Shape:
+            - x: ``(B, L, E)``
+            - 반환: ``(B, H, L, Dh)`` (transpose 때문에 메모리상 연속이 아님)
+        """
+        B, L, _ = x.shape
+        return x.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)  # (B, L, E) -> (B, L, H, Dh) -> (B, H, L, Dh)
+
+    def merge_heads(self, x: Tensor) -> Tensor:
+        """헤드별 결과를 다시 이어 붙입니다(split_heads의 역).
+
+        transpose로 연속성이 깨졌으므로 ``.contiguous()``로 복사한 뒤 ``view``합니다.
+
+        Shape:
+            - x: ``(B, H, L, Dh)``
+            - 반환: ``(B, L, E)``
+        """
+        B, H, L, Dh = x.shape
+        return x.transpose(1, 2).contiguous().view(B, L, H * Dh)  # (B, H, L, Dh) -> (B, L, H, Dh) -> (B, L, E)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor | None = None,
+        value: Tensor | None = None,
+        attn_mask: Tensor | None = None,
+        *,
+        scale: float | None = None,
+    ) -> tuple[Tensor, Tensor]:
+        """멀티헤드 어텐션을 계산합니다.
+
+        ``key``를 생략하면 ``query``를, ``value``를 생략하면 ``key``를 씁니다
+        (셀프 어텐션). 크로스 어텐션은 ``key=value=인코더 출력``처럼 넘기며 ``L != S``여도 됩니다.
+
+        Args:
+            query: 쿼리 쪽 입력.
+            key: 키 쪽 입력 (기본값 ``query``).
+            value: 밸류 쪽 입력 (기본값 ``key``).
+            attn_mask: bool(``True`` = 참여 가능) 또는 float 덧셈 마스크(점수에 더할 값).
+            scale: ``scaled_dot_product_attention``에 넘길 스케일 (기본 ``1/sqrt(Dh)``).
+
+        Returns:
+            ``(output, weights)``.
+
+        Shape:
+            - query: ``(B, L, E)``, key/value: ``(B, S, E)``
+            - output: ``(B, L, E)``, weights: ``(B, H, L, S)``
+        """
+        key = query if key is None else key
+        value = key if value is None else value
+        check_mha_inputs(query, key, value, attn_mask, self.embed_dim)
+
+        # 1~3. 투영한 뒤 마지막 축 E를 헤드 H개로 나누고, 헤드 축을 앞으로 보냅니다.
+        q = self.split_heads(self.W_q(query))  # (B, L, E) -> (B, H, L, Dh)
+        k = self.split_heads(self.W_k(key))  # (B, S, E) -> (B, H, S, Dh)
+        v = self.split_heads(self.W_v(value))  # (B, S, E) -> (B, H, S, Dh)
+        # 4~8. 헤드 H개의 스케일드 내적 어텐션을 한꺼번에: 점수, 스케일링, 마스크, 소프트맥스, 밸류 섞기
+        heads, attn_weights = scaled_dot_product_attention(q, k, v, attn_mask, scale=scale)
+        # heads: (B, H, L, Dh), attn_weights: (B, H, L, S)
+        # 9. 헤드를 이어 붙이고 출력 투영
+        output = self.W_o(self.merge_heads(heads))  # (B, H, L, Dh) -> (B, L, E) -> (B, L, E)
+        return output, attn_weights
+
+    @classmethod
+    def from_torch(cls, module: nn.MultiheadAttention) -> "MultiHeadAttention":
+        """``torch.nn.MultiheadAttention``의 가중치를 복사해 같은 계산을 하는 모듈을 만듭니다.
+
+        PyTorch는 ``W_q, W_k, W_v``를 ``in_proj_weight`` 하나 ``(3E, E)``에 세로로 쌓아 둡니다.
+        그 세 조각을 나눠 복사하고, ``out_proj``를 ``W_o``로 복사합니다. 복사한 뒤에는
+        출력과 헤드별 가중치(``average_attn_weights=False``)가 1e-5 안에서 일치합니다.
+        단, PyTorch 모듈의 bool 마스크는 ``True`` = 차단이므로 ``to_torch_mha_mask``로 바꿔 넘기세요.
+
+        Args:
+            module: ``kdim == vdim == embed_dim``이고 ``bias_k``/``add_zero_attn``을 쓰지 않는 모듈.
+                ``batch_first=True``로 만든 모듈이어야 호출 방식이 이 클래스와 같습니다.
+
+        Returns:
+            가중치가 복사된 새 ``MultiHeadAttention``.
+
+        Shape:
+            - in_proj_weight: ``(3E, E)`` -> W_q, W_k, W_v 각각 ``(E, E)``
+            - out_proj.weight: ``(E, E)`` -> W_o
+        """
+        if not isinstance(module, nn.MultiheadAttention):
+            raise TypeError(f"module은 torch.nn.MultiheadAttention이어야 하는데 {describe(module)}이(가) 들어왔습니다.")
+        if not module._qkv_same_embed_dim:
+            raise ValueError(
+                f"kdim(={module.kdim}), vdim(={module.vdim})이 embed_dim(={module.embed_dim})과 다른 모듈은 "
+                "지원하지 않습니다."
+            )
+        if module.bias_k is not None or module.add_zero_attn:
+            raise ValueError("add_bias_kv=True 또는 add_zero_attn=True인 모듈은 지원하지 않습니다.")
+        has_bias = module.in_proj_bias is not None
+        new = cls(module.embed_dim, module.num_heads, bias=has_bias)
+        new = new.to(dtype=module.in_proj_weight.dtype, device=module.in_proj_weight.device)
+        E = module.embed_dim
+        with torch.no_grad():
+            for i, lin in enumerate((new.W_q, new.W_k, new.W_v)):
+                lin.weight.copy_(module.in_proj_weight[i * E : (i + 1) * E])  # (3E, E) -> (E, E)
+                if has_bias:
+                    lin.bias.copy_(module.in_proj_bias[i * E : (i + 1) * E])  # (3E,) -> (E,)
+            new.W_o.weight.copy_(module.out_proj.weight)
+            if has_bias:
+                new.W_o.bias.copy_(module.out_proj.bias)
+        return new
+
+
+def count_parameters(module: nn.Module, *, trainable_only: bool = True) -> int:
+    """모듈의 파라미터 개수를 셉니다.
+
+    Args:
+        module: 아무 ``nn.Module``.
+        trainable_only: ``True``면 ``requires_grad``인 파라미터만 셉니다.
+
+    Returns:
+        파라미터 원소 수의 합.
+
+    Shape:
+        - 반환: 파이썬 정수 (예: MultiHeadAttention은 ``4*E*E + 4*E``)
+    """
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"module은 torch.nn.Module이어야 하는데 {describe(module)}이(가) 들어왔습니다.")
+    return sum(p.numel() for p in module.parameters() if p.requires_grad or not trainable_only)

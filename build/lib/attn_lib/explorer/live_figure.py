@@ -1,0 +1,147 @@
+"""살아 있는 탐색기의 그림: 배경은 한 번만 그리고, 바뀌는 칸과 막대만 픽셀로 칠해 PNG로 만듭니다.
+
+``live.AttentionExplorer``가 조작기를 움직일 때마다 부르는 그리기 부분입니다. 그림을 matplotlib으로
+처음부터 다시 그리는 대신, 헤드 수와 토큰이 정해진 그림(``_ExplorerFigure``)마다 배경을 픽셀로 복사해
+두고 값만 바꿔 칠합니다. PNG도 필터 없는 최소 구성으로 직접 만듭니다(``_png_rgb``).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from ..viz.figures import HEATMAP_CMAP, PALETTE
+
+__all__: list[str] = []  # 탐색기 안에서만 쓰는 그리기 부품 (공개 이름 없음)
+
+_HIST_BINS = np.linspace(0.0, 1.0, 21)  # 히스토그램 칸 20개, 폭 0.05
+_HIST_FLOOR = 0.8  # 로그 눈금 막대의 바닥 (개수 0인 칸은 높이 0)
+
+
+class _ExplorerFigure:
+    """헤드 수와 토큰이 정해진 그림 하나. 바뀌는 것만 다시 그립니다.
+
+    처음 한 번만 배경(축, 눈금, 토큰 이름, 색 막대, 제목)을 통째로 그리고 픽셀로 복사해 둡니다.
+    그다음부터는 배경을 되돌리고, 히트맵 칸과 히스토그램 막대는 픽셀 버퍼에 직접 칠하고(색은
+    imshow와 같은 색지도 표), 글 한 줄(포화 비율과 엔트로피)만 matplotlib이 그린 뒤 PNG로 만듭니다.
+    칸마다 글자를 적지 않습니다(칸 하나에 약 0.5 ms). 지금 설정은 그림 위의 조작기가 보여 줍니다.
+    """
+
+    def __init__(self, num_heads: int, labels: Sequence[str], dpi: int) -> None:
+        H, L = num_heads, len(labels)
+        ncols = min(H, 4)
+        nrows = -(-H // ncols)
+        panel = max(1.6, 0.12 * L + 0.3)  # 인치: 토큰 16개면 칸 하나가 dpi 88에서 약 12픽셀
+        tick_size, angle = (8, 60) if L <= 10 else (7, 90)  # 토큰이 많으면 작은 글씨, 세로 눈금
+        longest = max(len(t) for t in labels)
+        tick_room = 0.3 + 0.1 * longest * (1.0 if angle == 90 else 0.87)  # 아래 눈금 글자가 차지하는 높이
+        self.fig = Figure(figsize=(panel * ncols + 1.1, panel * nrows + tick_room + 1.6), dpi=dpi,
+                          layout="constrained")
+        FigureCanvasAgg(self.fig)  # pyplot 밖의 그림: 노트북에 저절로 나타나지 않음
+        grid = self.fig.add_gridspec(nrows + 1, ncols, height_ratios=[panel] * nrows + [1.2])
+        self.heat_axes = []
+        for h in range(H):
+            ax = self.fig.add_subplot(grid[h // ncols, h % ncols])
+            # 그리지 않는 이미지(animated): 축 범위와 방향을 imshow 그대로 잡고, 값도 같이 들고 있음
+            ax.imshow(np.zeros((L, L)), cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0, aspect="auto",
+                      interpolation="nearest", animated=True)
+            ax.set_box_aspect(1)  # 칸은 정사각형
+            ax.set_title(f"헤드 {h}", fontsize=10, pad=3)
+            bottom, left = h + ncols >= H, h % ncols == 0
+            ax.set_xticks(range(L), labels if bottom else [], rotation=angle, ha="right" if angle < 90 else "center",
+                          fontsize=tick_size)
+            ax.set_yticks(range(L), labels if left else [], fontsize=tick_size)
+            ax.tick_params(length=0, pad=2)
+            if bottom:
+                ax.set_xlabel("키", fontsize=9)
+            if left:
+                ax.set_ylabel("쿼리", fontsize=9)
+            self.heat_axes.append(ax)
+        self.fig.colorbar(ScalarMappable(Normalize(0.0, 1.0), cmap=HEATMAP_CMAP), ax=self.heat_axes,
+                          shrink=0.9, label="어텐션 가중치")
+        self.hist = self.fig.add_subplot(grid[nrows, :])
+        self.hist.set_xlim(0.0, 1.0)
+        self.hist.set_yscale("log")
+        self.hist.set_ylim(_HIST_FLOOR, H * L * L * 20)  # 위쪽 띠는 막대가 닿지 않음: 글 자리
+        self.hist.set_xlabel("어텐션 가중치 (가려진 칸 제외)", fontsize=9)
+        self.hist.set_ylabel("개수 (로그 눈금)", fontsize=9)
+        self.hist.tick_params(labelsize=8)
+        self.hist.set_title("포화 히스토그램", fontsize=10, pad=3)
+        self.stats = self.hist.text(0.99, 0.93, "", transform=self.hist.transAxes, ha="right", va="top",
+                                    fontsize=10, animated=True)
+        self.lut = (matplotlib.colormaps[HEATMAP_CMAP](np.arange(256))[:, :3] * 255).round().astype(np.uint8)
+        self.bar_rgb = np.array(matplotlib.colors.to_rgb(PALETTE[0])) * 255
+        self.background = None
+
+    def _layout(self) -> None:
+        """처음 한 번: 배경을 그리고, 히트맵 칸과 막대가 차지할 픽셀 위치를 계산합니다."""
+        canvas = self.fig.canvas
+        canvas.draw()  # 배경 전체 (animated 요소는 빠짐)
+        self.fig.set_layout_engine("none")  # 배치를 고정: 다음부터는 배경을 그대로 씀
+        self.background = canvas.copy_from_bbox(self.fig.bbox)
+        height = canvas.get_width_height()[1]
+        self.cells = []  # 헤드마다 (행 조각, 열 조각, 픽셀 행 -> 쿼리, 픽셀 열 -> 키)
+        for ax in self.heat_axes:
+            L, S = ax.images[0].get_array().shape
+            box = ax.get_window_extent()
+            c0, c1 = int(round(box.x0)), int(round(box.x1))
+            r0, r1 = height - int(round(box.y1)), height - int(round(box.y0))
+            rows = np.minimum(((np.arange(r0, r1) + 0.5 - r0) * L / (r1 - r0)).astype(int), L - 1)
+            cols = np.minimum(((np.arange(c0, c1) + 0.5 - c0) * S / (c1 - c0)).astype(int), S - 1)
+            self.cells.append((slice(r0, r1), slice(c0, c1), rows, cols))
+        to_px = self.hist.transData.transform
+        (x0, y_floor), (x1, _) = to_px([(0.0, _HIST_FLOOR), (1.0, _HIST_FLOOR)])
+        self.bar_x = np.round(x0 + (x1 - x0) * _HIST_BINS).astype(int)
+        self.bar_floor = height - int(round(y_floor))
+        self.height = height
+
+    def render(self, weights: np.ndarray, counts: np.ndarray, stats: str) -> bytes:
+        """배경 위에 새 값을 칠하고 PNG 바이트를 돌려줍니다."""
+        canvas = self.fig.canvas
+        if self.background is None:
+            self._layout()
+        else:
+            canvas.restore_region(self.background)
+        pixels = np.asarray(canvas.buffer_rgba())  # (높이, 너비, 4), 캔버스의 버퍼 그 자체
+        # imshow와 같은 색: 값 v의 색은 표의 int(v * 256)번째 (1.0은 255번째)
+        colors = self.lut[np.minimum((weights * 256).astype(np.int16), 255)]  # (H, L, S) -> (H, L, S, 3)
+        for image, w, rgb, (rs, cs, rows, cols) in zip((ax.images[0] for ax in self.heat_axes), weights, colors,
+                                                       self.cells):
+            image.set_data(w)
+            pixels[rs, cs, :3] = rgb.take(rows, axis=0).take(cols, axis=1)  # (L, S, 3) -> (픽셀 행, 픽셀 열, 3)
+        tops = self.hist.transData.transform(
+            np.stack([_HIST_BINS[:-1], np.maximum(counts, _HIST_FLOOR)], axis=1))[:, 1]
+        for i, top in enumerate(tops):
+            top_row = self.height - int(round(top))
+            if top_row < self.bar_floor:
+                pixels[top_row:self.bar_floor, self.bar_x[i]:self.bar_x[i + 1], :3] = self.bar_rgb
+        self.stats.set_text(stats)
+        self.fig.draw_artist(self.stats)
+        return _png_rgb(pixels)
+
+
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
+def _png_rgb(rgba: np.ndarray) -> bytes:
+    """RGBA 픽셀을 RGB PNG로: 행 필터 없음, zlib 수준 1.
+
+    PIL의 PNG 저장은 행마다 필터를 골라 보느라 압축보다 필터에 더 오래 걸립니다(이 그림에서 약 10 ms).
+    히트맵은 넓은 단색 칸이라 필터 없이도 잘 줄어듭니다. 형식은 PNG 명세의 최소 구성(IHDR, IDAT, IEND).
+    """
+    height, width, _ = rgba.shape
+    raw = np.empty((height, 1 + 3 * width), dtype=np.uint8)  # 행마다 필터 바이트(0) 하나 + RGB
+    raw[:, 0] = 0
+    raw[:, 1:].reshape(height, width, 3)[...] = rgba[:, :, :3]  # (높이, 3 * 너비) -> (높이, 너비, 3)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8비트, RGB, 비월 없음
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", zlib.compress(raw, 1))
+            + _png_chunk(b"IEND", b""))

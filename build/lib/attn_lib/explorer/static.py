@@ -1,0 +1,218 @@
+"""커널 없는 정적 탐색기의 HTML: 조작기·그림·글 요약 자리, 명세(JSON), 불러오기 스크립트를 한 덩어리로.
+
+노트북 출력의 ``text/html``에 들어가 빌드된 웹사이트에서 보이는 것입니다. 데이터는
+``static_data.static_grid``(점수 격자)와 ``summary.summary_table``(글 요약), 그림과 계산은
+``spec.explorer_spec``(Vega-Lite 명세)이 맡고, 이 모듈은 그것들을 페이지에 싣고 불러옵니다.
+
+자바스크립트(vega, vega-lite, vega-embed)는 CDN이 아니라 사이트가 직접 올린 사본
+(``_static/vendor/vega/``)을 씁니다. 그 주소는 모든 페이지에 있는 ``_static/js/offline-setup.js``의
+주소에서 계산합니다(페이지마다 깊이가 달라서).
+ipywidgets가 있는 페이지에는 require.js가 있고, vega의 UMD 번들은 ``define.amd``가 있으면 AMD
+모듈로 등록되므로 그런 페이지에서는 require.js로, 다른 페이지에서는 script 태그로 불러옵니다.
+
+글 요약: 그림 아래의 ``.attn-explorer-summary``(``aria-live="polite"``)는 조작기를 바꾸면 불러오기
+스크립트가 ``usermeta.attnSummary``의 줄로 바꿉니다. 그림의 캔버스는 ``role="img"``이고,
+``aria-label``이 지금 설정을 말하며 ``aria-describedby``가 요약을 가리킵니다.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS
+from .spec import explorer_spec, param_names
+from .static_data import STATIC_HEADS, STATIC_MAX_TOKENS, _static_heads, static_grid
+from .summary import summary_caption, summary_html, summary_key, summary_table
+
+__all__ = ["explorer_html"]
+
+
+# 페이지에 넣는 불러오기 스크립트. 한 페이지의 여러 탐색기가 vega를 한 번만 불러오도록
+# window.__attnVega(약속, Promise)를 같이 씁니다. 만든 View는 window.__attnExplorers[id]에 둡니다
+# (브라우저 테스트가 조작기를 바꾸고 계산된 가중치를 읽는 손잡이).
+_LOADER_JS = """
+(function () {
+  "use strict";
+  var id = %(id)s;
+  var root = document.getElementById(id);
+  var status = root.querySelector(".attn-explorer-status");
+  var summaryBox = root.querySelector(".attn-explorer-summary");
+  function vendorBase() {
+    var s = document.querySelector('script[src*="js/offline-setup.js"]');
+    return s ? new URL("../vendor/vega/", s.src).href : null;
+  }
+  function loadVega() {
+    if (window.__attnVega) { return window.__attnVega; }
+    var base = vendorBase();
+    window.__attnVega = new Promise(function (resolve, reject) {
+      if (!base) { reject(new Error("offline-setup.js 없음 (책 웹사이트 밖)")); return; }
+      if (typeof window.define === "function" && window.define.amd && typeof window.require === "function") {
+        // 위젯 페이지: vega의 UMD 번들이 AMD 모듈로 등록되므로 require.js로 불러옵니다.
+        window.require.config({paths: {"vega": base + "vega.min", "vega-lite": base + "vega-lite.min",
+                                       "vega-embed": base + "vega-embed.min"}});
+        window.require(["vega-embed"], resolve, reject);
+      } else {
+        var files = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
+        (function next(i) {
+          if (i === files.length) { resolve(window.vegaEmbed); return; }
+          var el = document.createElement("script");
+          el.src = base + files[i];
+          el.onload = function () { next(i + 1); };
+          el.onerror = function () { reject(new Error(files[i] + "를 불러오지 못함")); };
+          document.head.appendChild(el);
+        })(0);
+      }
+    });
+    return window.__attnVega;
+  }
+  // 글 요약: 조작기(신호)가 바뀌면 빌드 때 계산해 둔 describe_heads 줄로 목록을 바꿉니다.
+  function watchSummary(view) {
+    var meta = JSON.parse(document.getElementById(id + "-meta").textContent);
+    var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
+    var table = spec.usermeta && spec.usermeta.attnSummary;
+    var names = meta.params;
+    if (!table || !summaryBox) { return; }
+    function update() {
+      var dk = view.signal(names.dk), heads = Number(view.signal(names.heads));
+      var mask = view.signal(names.mask), scaled = view.signal(names.scaled);
+      var key = dk + "|" + mask + "|" + (scaled ? 1 : 0);
+      var rows = table.index[key];
+      if (!rows) { return; }
+      var list = summaryBox.querySelector(".attn-explorer-summary-list");
+      var items = rows.slice(0, heads).map(function (i) {
+        var li = document.createElement("li");
+        li.textContent = table.lines[i];
+        return li;
+      });
+      list.replaceChildren.apply(list, items);
+      // summary_caption()과 같은 글
+      var caption = "헤드별 요약 (d_k = " + dk + ", 헤드 " + heads + "개, 마스크 " + meta.mask_labels[mask]
+        + ", 스케일링 " + (scaled ? "켬" : "끔") + ")";
+      summaryBox.querySelector(".attn-explorer-summary-caption").textContent = caption;
+      summaryBox.setAttribute("data-key", key + "|" + heads);
+      var canvas = root.querySelector(".attn-explorer-view canvas");
+      if (canvas) {
+        canvas.setAttribute("role", "img");
+        canvas.setAttribute("aria-label", "어텐션 가중치 히트맵 " + heads + "개와 포화 히스토그램 "
+          + caption.replace(/^헤드별 요약 /, ""));
+        canvas.setAttribute("aria-describedby", summaryBox.id);
+      }
+    }
+    [names.dk, names.heads, names.mask, names.scaled].forEach(function (n) {
+      view.addSignalListener(n, function () { update(); });
+    });
+    update();
+  }
+  // vega-embed 는 라디오 묶음 앞에 이름(span)만 두고 묶음과 잇지 않습니다. 화면 낭독기가 "헤드 수",
+  // "마스크" 묶음으로 읽도록 role="radiogroup" 과 aria-labelledby 를 답니다.
+  function labelRadioGroups() {
+    root.querySelectorAll(".attn-explorer-controls .vega-bind").forEach(function (bind, i) {
+      var group = bind.querySelector(".vega-bind-radio");
+      var name = bind.querySelector(".vega-bind-name");
+      if (!group || !name) { return; }
+      name.id = name.id || id + "-control-" + i;
+      group.setAttribute("role", "radiogroup");
+      group.setAttribute("aria-labelledby", name.id);
+    });
+  }
+  loadVega().then(function (vegaEmbed) {
+    var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
+    if (root.clientWidth < 560) {  // 휴대폰: 두 열씩, 색 막대는 아래로, 히스토그램은 좁게
+      spec.vconcat[0].columns = 2;
+      spec.vconcat[0].spec.encoding.color.legend.orient = "bottom";
+      spec.vconcat[1].width = Math.min(spec.vconcat[1].width, root.clientWidth - 90);
+    }
+    return vegaEmbed(root.querySelector(".attn-explorer-view"), spec, {
+      mode: "vega-lite", renderer: "canvas", actions: false,
+      bind: root.querySelector(".attn-explorer-controls")
+    });
+  }).then(function (result) {
+    window.__attnExplorers = window.__attnExplorers || {};
+    window.__attnExplorers[id] = result.view;
+    labelRadioGroups();
+    watchSummary(result.view);
+    status.textContent = "";
+    root.setAttribute("data-ready", "true");
+  }).catch(function (err) {
+    status.textContent = "정적 탐색기를 불러오지 못했습니다: " + err.message;
+    console.error("attn explorer:", err);
+  });
+})();
+"""
+
+_STYLE = """
+.attn-explorer { margin: 0.5rem 0 1rem; overflow-x: auto; }
+.attn-explorer-controls .vega-bind { display: inline-block; margin: 0 1.2rem 0.3rem 0; font-size: 0.9rem; }
+.attn-explorer-controls .vega-bind-name { font-weight: 600; margin-right: 0.3rem; }
+.attn-explorer-controls .vega-bind-radio label { margin-right: 0.5rem; }
+.attn-explorer-status { color: #555; font-size: 0.9rem; }
+.attn-explorer-summary { font-size: 0.9rem; margin-top: 0.4rem; }
+.attn-explorer-summary-caption { font-weight: 600; margin: 0 0 0.2rem; }
+.attn-explorer-summary-list { margin: 0; padding-left: 1.2rem; }
+"""
+
+
+_html_count = [0]  # 이 프로세스에서 만든 정적 탐색기 수
+
+
+def _script_json(value: object) -> str:
+    """``<script type="application/json">`` 안에 안전하게 넣을 JSON (``</``를 끊음)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("</", "<\\/")
+
+
+def explorer_html(
+    tokens: Sequence[str], seed: int, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True
+) -> str:
+    """정적 탐색기 HTML 한 덩어리: 조작기 자리, 그림 자리, 명세(JSON), 불러오기 스크립트.
+
+    문장이 ``STATIC_MAX_TOKENS``개를 넘으면 탐색기 대신 한국어 안내를 돌려줍니다.
+
+    Args:
+        tokens: 실제 토큰.
+        seed: 모델 시드.
+        d_k, num_heads, mask, scaled: 처음 보일 설정.
+
+    Returns:
+        노트북 출력의 ``text/html``에 넣을 문자열.
+
+    Shape:
+        - 해당 없음 (HTML 문자열; 명세 크기는 토큰 8개일 때 약 320 KB: 점수 약 160 KB, 글 요약 약 160 KB)
+    """
+    tokens = list(tokens)
+    if len(tokens) > STATIC_MAX_TOKENS:
+        return (f'<p class="attn-explorer-note">정적 웹페이지의 탐색기는 토큰 {STATIC_MAX_TOKENS}개까지 '
+                f"보여 줍니다 (지금 {len(tokens)}개). 노트북에서 실행하면 조작기가 움직입니다.</p>")
+    grid = static_grid(tokens, seed)
+    grid["summary"] = summary_table(tokens, seed)
+    # 같은 입력이면 같은 HTML (빌드 재현성). 한 커널에서 같은 탐색기를 또 보여도 id가 겹치지 않게 번호를 섞음.
+    _html_count[0] += 1
+    settings = [tokens, seed, d_k, num_heads, mask, bool(scaled), _html_count[0]]
+    key = hashlib.sha1(json.dumps(settings, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
+    uid = f"attn-explorer-{key}"
+    spec = explorer_spec(grid, d_k=d_k, num_heads=num_heads, mask=mask, scaled=scaled, key=key)
+    meta = {"tokens": tokens, "seed": seed, "n": grid["n"], "P": grid["P"], "params": param_names(key),
+            "dk_choices": list(DK_CHOICES), "heads_choices": list(STATIC_HEADS), "masks": list(MASKS),
+            "max_heads": MAX_HEADS, "mask_labels": MASK_LABELS,
+            "data_bytes": len(_script_json(spec).encode("utf-8"))}
+    loader = _LOADER_JS % {"id": json.dumps(uid)}
+    heads = _static_heads(num_heads)
+    table = grid["summary"]
+    state = summary_key(d_k, mask, scaled)
+    lines = [table["lines"][i] for i in table["index"][state][:heads]]
+    summary = summary_html(summary_caption(d_k, heads, mask, scaled), lines, element_id=f"{uid}-summary",
+                           state=f"{state}|{heads}")
+    return (
+        f"<style>{_STYLE}</style>\n"
+        f'<div class="attn-explorer" id="{uid}" lang="ko">\n'
+        f'<div class="attn-explorer-controls"></div>\n'
+        f'<p class="attn-explorer-status">정적 탐색기를 불러오는 중입니다. 자바스크립트가 필요합니다.</p>\n'
+        f'<div class="attn-explorer-view"></div>\n'
+        f"{summary}\n"
+        f"</div>\n"
+        f'<script type="application/json" id="{uid}-spec">{_script_json(spec)}</script>\n'
+        f'<script type="application/json" id="{uid}-meta" class="attn-explorer-meta">{_script_json(meta)}</script>\n'
+        f"<script>{loader}</script>\n"
+    )
