@@ -8,6 +8,7 @@ editable 설치로는 wheel 에서 빠진 하위 폴더를 알아챌 수 없으�
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -35,9 +36,17 @@ def module_names() -> list[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    # 저장소 안에서 빌드하면 setuptools 가 build/ 를 남기고, 거기 남은 옛 모듈이 다음 wheel 에 섞입니다.
+    # git 이 아는 파일만 임시 폴더에 복사해 거기서 빌드합니다 (build in a clean copy, never in the repo).
+    src = tmp_path_factory.mktemp("src")
+    tracked = subprocess.run(["git", "ls-files", "attn_lib", "pyproject.toml", "README.md", "LICENSE",
+                              "LICENSE-CONTENT.md"], cwd=ROOT, check=True, capture_output=True, text=True)
+    for rel in tracked.stdout.split():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, src / rel)
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(src)],
         check=True, cwd=out,
     )
     (whl,) = out.glob("attn_lib-*.whl")
@@ -49,6 +58,8 @@ def test_wheel_contains_every_library_file(wheel):
     expected = {f for f in library_files() if f.endswith((".py", ".json", ".js", ".css", ".md"))}
     missing = sorted(expected - names)
     assert not missing, f"wheel 에 빠진 파일: {missing}"
+    extra = sorted(n for n in names if n.startswith("attn_lib/") and n not in expected)
+    assert not extra, f"wheel 에 저장소에 없는 파일이 들어감 (옛 build/ 찌꺼기?): {extra}"
     assert {"attn_lib/viz/__init__.py", "attn_lib/explorer/__init__.py", "attn_lib/experiments/__init__.py",
             "attn_lib/exercises/__init__.py"} <= names
     licenses = {n.rsplit("/", 1)[-1] for n in names if "/licenses/" in n}
