@@ -6,9 +6,10 @@
    그대로 따라갑니다. 여기부터 읽으세요.
 2. ``masks.py``: 인과 마스크, 패딩 마스크, 두 마스크 합치기, PyTorch 모듈과의 극성 변환 (3장).
 3. ``metrics.py``: 엔트로피, 포화, 소프트맥스 야코비안 노름 (4장).
-4. ``_checks.py``: 위 모듈들이 함께 쓰는 입력 검사와 한국어 오류 메시지.
+4. ``kv_cache.py``: 디코딩 때 지난 토큰의 키·밸류를 쌓아 두는 ``KVCache``.
+5. ``_checks.py``: 위 모듈들이 함께 쓰는 입력 검사와 한국어 오류 메시지.
 
-이 네 파일이 학생이 읽을 핵심입니다. 나머지 폴더는 강좌의 도구이고, 핵심만 import합니다.
+이 다섯 파일이 학생이 읽을 핵심입니다. 나머지 폴더는 강좌의 도구이고, 핵심만 import합니다.
 
 - ``viz/``: 그림(히트맵, 곡선, 마스크 격자, 스윕)과 한글 글꼴·색·대체 텍스트, 헤드의 글 요약.
 - ``explorer/``: 어텐션 탐색기. 계산 모델, 커널 없는 정적 보기(Vega-Lite), ipywidgets 보기.
@@ -22,7 +23,8 @@ exercises -> explorer·viz·핵심. 핵심은 어떤 폴더도 import하지 않�
     from attn_lib import MultiHeadAttention, causal_mask, plot_head_heatmaps
 """
 
-from .attention import MultiHeadAttention, count_parameters, scaled_dot_product_attention
+from .attention import MultiHeadAttention, count_parameters, repeat_kv, scaled_dot_product_attention
+from .kv_cache import KVCache
 from .masks import (
     causal_mask,
     combine_masks,
@@ -95,6 +97,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "MultiHeadAttention",
     "count_parameters",
+    "repeat_kv",
+    "KVCache",
     # 핵심: 마스크
     "causal_mask",
     "padding_mask",

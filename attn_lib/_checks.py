@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
@@ -59,7 +60,7 @@ def broadcast_leading(shapes: Sequence[torch.Size], names: Sequence[str]) -> tor
     """마지막 두 축을 뺀 앞쪽 축(배치, 헤드 등)이 서로 브로드캐스트되는지 확인합니다."""
     # torch.broadcast_shapes와 같은 규칙을 파이썬으로 (학습 루프에서 스텝마다 불리므로 가볍게)
     leading = [tuple(s[:-2]) for s in shapes]
-    ndim = max((len(s) for s in leading), default=0)
+    ndim = max([len(s) for s in leading] + [0])
     out = []
     for axis in range(-ndim, 0):
         sizes = {s[axis] for s in leading if len(s) >= -axis} - {1}
@@ -137,11 +138,12 @@ def single_thread(seed: int | None = None) -> Iterator[None]:
 
 
 def check_attention_inputs(
-    query: object, key: object, value: object, attn_mask: object, scale: object
+    query: object, key: object, value: object, attn_mask: object, scale: object, enable_gqa: bool = False
 ) -> tuple[torch.Size, float]:
     """``scaled_dot_product_attention``의 입력을 모두 확인하고, 점수의 모양과 쓸 scale을 돌려줍니다.
 
-    ``scale``이 ``None``이면 ``1 / sqrt(Dh)``를 돌려줍니다.
+    ``scale``이 ``None``이면 ``1 / sqrt(Dh)``를 돌려줍니다. ``enable_gqa``이면 키·밸류의 헤드 축(끝에서 세 번째)이
+    쿼리의 헤드 수를 나누어떨어뜨리면 됩니다 (그룹 쿼리 어텐션).
     """
     for name, t in (("query", query), ("key", key), ("value", value)):
         check_float_tensor(t, name, min_dim=2)
@@ -160,15 +162,65 @@ def check_attention_inputs(
             f"key와 value의 길이 축(S)이 같아야 하는데 key{tuple(key.shape)}의 S={key.shape[-2]}, "
             f"value{tuple(value.shape)}의 S={value.shape[-2]}입니다."
         )
-    lead = broadcast_leading([query.shape, key.shape, value.shape], ["query", "key", "value"])
+    if enable_gqa:
+        check_gqa_heads(query, key, value)
+        # 키·밸류의 헤드 축을 쿼리의 헤드 수로 늘린 모양으로 브로드캐스트를 확인합니다.
+        grown = (*key.shape[:-3], query.shape[-3], *key.shape[-2:])
+        key_shape, value_shape = torch.Size(grown), torch.Size((*grown[:-1], value.shape[-1]))
+    else:
+        key_shape, value_shape = key.shape, value.shape
+    lead = broadcast_leading([query.shape, key_shape, value_shape], ["query", "key", "value"])
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
-    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
-        raise ValueError(f"scale은 양의 실수이거나 None이어야 하는데 {scale!r}이(가) 들어왔습니다.")
+    else:
+        scale = check_scale(scale)
     scores_shape = torch.Size((*lead, query.shape[-2], key.shape[-2]))
     if attn_mask is not None:
         check_mask(attn_mask, scores_shape)
     return scores_shape, float(scale)
+
+
+def check_scale(scale: object) -> float:
+    """``scale``이 양의 유한한 실수 스칼라인지 확인합니다: 파이썬 수, ``np.float32`` 같은 NumPy 스칼라,
+    원소가 하나인 실수 텐서(``torch.tensor(0.5)``) 모두 됩니다. bool과 복소수는 거부합니다."""
+    value: float | None = None
+    if isinstance(scale, Tensor):
+        if scale.numel() == 1 and (torch.is_floating_point(scale) or
+                                   (scale.dtype != torch.bool and not scale.is_complex())):
+            value = float(scale.item())
+    elif isinstance(scale, numbers.Real) and not isinstance(scale, bool):
+        value = float(scale)
+    if value is None or not (value > 0 and math.isfinite(value)):
+        raise ValueError(
+            f"scale은 양의 유한한 실수(파이썬 수, NumPy 스칼라, 원소 하나짜리 텐서)이거나 None이어야 하는데 "
+            f"{describe(scale)} 값 {scale!r}이(가) 들어왔습니다."
+        )
+    return value
+
+
+def check_gqa_heads(query: Tensor, key: Tensor, value: Tensor) -> int:
+    """그룹 쿼리 어텐션: 쿼리의 헤드 수 ``H``가 키·밸류의 헤드 수 ``Hkv``로 나누어떨어지는지 확인하고 ``H // Hkv``를 돌려줍니다.
+
+    Shape:
+        - query: ``(..., H, L, Dh)``, key: ``(..., Hkv, S, Dh)``, value: ``(..., Hkv, S, Dv)``
+    """
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if t.dim() < 3:
+            raise ValueError(
+                f"enable_gqa=True이면 {name}에 헤드 축이 있어야 합니다 (..., 헤드, 길이, 너비). "
+                f"그런데 shape={tuple(t.shape)}({t.dim()}차원)이(가) 들어왔습니다."
+            )
+    heads, kv_heads = query.shape[-3], key.shape[-3]
+    if value.shape[-3] != kv_heads:
+        raise ValueError(
+            f"key와 value의 헤드 수가 같아야 하는데 key는 {kv_heads}, value는 {value.shape[-3]}입니다."
+        )
+    if heads % kv_heads != 0:
+        raise ValueError(
+            f"쿼리 헤드 수 H={heads}가 키·밸류 헤드 수 Hkv={kv_heads}로 나누어떨어져야 합니다 "
+            f"(나머지 {heads % kv_heads}). 헤드 Hkv개가 쿼리 헤드 H/Hkv개씩을 맡습니다."
+        )
+    return heads // kv_heads
 
 
 def check_mha_inputs(query: object, key: object, value: object, attn_mask: object, embed_dim: int) -> None:
@@ -194,3 +246,10 @@ def check_mha_inputs(query: object, key: object, value: object, attn_mask: objec
             f"3차원 attn_mask shape={tuple(attn_mask.shape)}은(는) (B, L, S)인지 (H, L, S)인지 모호합니다. "
             "배치별 마스크라면 attn_mask.unsqueeze(1)로 (B, 1, L, S)를 만들어 넘기세요."
         )
+
+
+def check_dropout(p: object, name: str = "dropout") -> float:
+    """드롭아웃 확률이 ``0 <= p < 1``인 실수인지 확인합니다 (1이면 모든 가중치가 지워져 1/(1-p)가 정의되지 않음)."""
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= float(p) < 1.0:
+        raise ValueError(f"{name}은(는) 0 이상 1 미만의 실수여야 하는데 {describe(p)} 값 {p!r}이(가) 들어왔습니다.")
+    return float(p)

@@ -83,7 +83,7 @@ def test_every_reshape_line_has_a_shape_comment(path):
 
 # 폴더 층: 핵심(attention, masks, metrics, _checks)은 어떤 폴더도 import하지 않고, 폴더끼리는 아래 규칙으로만
 # import합니다 (attn_lib/__init__.py 의 설명과 같음). 핵심 안에서도 순서가 있습니다.
-CORE_LAYERS = {"_checks": 0, "attention": 1, "masks": 1, "metrics": 2}
+CORE_LAYERS = {"_checks": 0, "kv_cache": 1, "masks": 1, "attention": 2, "metrics": 3}
 ALLOWED = {  # 어디서 -> 어디로 import해도 되는가 ("core" = 핵심 모듈)
     "core": {"core"},
     "viz": {"core", "viz"},
