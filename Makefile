@@ -119,7 +119,8 @@ ASSIGNMENTS_STAMP := $(DIST)/.stamp-assignments
 SUBMISSIONS ?=
 GRADES ?= $(DIST)/grades.csv
 GRADE_TIMEOUT ?= 300
-GRADE_JOBS ?= 1
+# 동시에 채점할 제출 수: 기본은 코어 수 (제출마다 torch 스레드 하나)
+GRADE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 assignments: $(ASSIGNMENTS_STAMP)
 

@@ -12,7 +12,8 @@ Generates ``binder/requirements.txt`` from the top-level pins, or checks that it
   (``pyproject.toml``), 장이 직접 import 하는 pandas, 노트북을 여는 jupyterlab 과 ipykernel 입니다.
   그 뿌리들이 (이 venv 에 설치된 메타데이터로) 끌어오는 패키지 전체를 닫힌 집합으로 넣고, 버전은
   모두 최상위 ``requirements.txt`` 의 고정값 그대로입니다.
-- 책을 **빌드하거나 테스트하는** 데만 쓰는 것(jupyter-book, Sphinx, playwright, pytest, otter-grader
+- 과제를 스스로 채점하는 otter-grader 도 넣습니다 (학생은 Binder 에서 셀을 실행합니다).
+- 책을 **빌드하거나 테스트하는** 데만 쓰는 것(jupyter-book, Sphinx, playwright, pytest
   등, ``BUILD_TEST_ROOTS`` 와 그 의존성)은 뺍니다. 최상위 고정값은 모두 둘 중 하나로 분류되어야 하며,
   어느 쪽에도 닿지 않는 패키지가 생기면 이 스크립트가 멈춥니다 (어디에 둘지 정하라는 뜻).
 - torch 는 PyTorch 의 CPU 휠 색인에서 ``torch==<같은 버전>+cpu`` 로 받습니다. pip 은 색인 사이에
@@ -42,12 +43,13 @@ BINDER_REQUIREMENTS = ROOT / "binder" / "requirements.txt"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 #: 장을 실행하는 데 필요한 뿌리 가운데 attn_lib 의존성 말고 더 넣는 것
-#: (pandas: 장이 표를 만들 때 직접 import; jupyterlab, ipykernel: Binder 에서 노트북을 여는 데)
-EXTRA_RUNTIME_ROOTS = ("pandas", "jupyterlab", "ipykernel")
+#: (pandas: 장이 표를 만들 때 직접 import; jupyterlab, ipykernel: Binder 에서 노트북을 여는 데;
+#: otter-grader: 학생이 Binder 에서 과제 노트북의 grader.check 를 돌리는 데)
+EXTRA_RUNTIME_ROOTS = ("pandas", "jupyterlab", "ipykernel", "otter-grader")
 #: 책을 빌드하거나 테스트하거나 채점할 때만 쓰는 뿌리 (Binder 에 넣지 않음)
 BUILD_TEST_ROOTS = (
     "jupyter-book", "sphinx", "myst-nb", "jupytext", "playwright", "pytest", "pytest-timeout",
-    "nbval", "hypothesis", "coverage", "otter-grader", "altair", "sphinx-exercise",
+    "nbval", "hypothesis", "coverage", "altair", "sphinx-exercise",
 )
 #: 설치 도구: 최상위 requirements.txt 도 고정하지 않으므로 Binder 에서도 pip 이 고릅니다
 #: (torch 2.13 이 setuptools>=77.0.3 을 요구합니다).
@@ -58,7 +60,7 @@ HEADER = f"""\
 #   .venv/bin/python scripts/binder_requirements.py
 #
 # Binder(repo2docker)가 설치하는 목록: 장을 실행하는 데 필요한 패키지만, 최상위 requirements.txt 와
-# 같은 버전으로. 책 빌드·테스트·채점 도구(jupyter-book, Sphinx, playwright, pytest, otter-grader 등)는
+# 같은 버전으로 (과제의 grader.check 를 위한 otter-grader 포함). 책 빌드·테스트 도구(jupyter-book, Sphinx, playwright, pytest 등)는
 # 이미지를 작게 하려고 뺍니다. torch 는 PyTorch 의 CPU 휠 색인에서 '+cpu' 빌드로 받습니다: '+cpu'
 # 버전은 그 색인에만 있으므로 CUDA 휠(과 nvidia-* 수 GB)이 끼어들 수 없습니다.
 # Runtime packages only, same versions as ../requirements.txt; torch is the CPU build.

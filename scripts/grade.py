@@ -1,9 +1,10 @@
 """제출 폴더를 otter run으로 채점해 학생·문제별 점수 CSV를 씁니다 (make grade).
 
     python scripts/grade.py SUBMISSIONS_DIR --autograder dist/attention_hw/attention_hw-autograder.zip \
-        --output dist/grades.csv [--timeout 300] [--jobs 1]
+        --output dist/grades.csv [--timeout 300] [--jobs N]
 
-제출 하나(`*.ipynb`)마다 `otter run`을 따로 띄우고 시간 제한을 겁니다. 노트북이 예외를 일으키거나,
+제출 하나(`*.ipynb`)마다 `otter run`을 따로 띄우고 시간 제한을 겁니다. 기본으로 코어 수만큼 동시에 채점하고,
+채점 프로세스마다 torch 스레드를 하나로 둡니다 (OMP_NUM_THREADS=1: 여러 채점이 코어를 두고 다투지 않게). 노트북이 예외를 일으키거나,
 끝나지 않거나(시간 제한), 테스트 셀을 지웠거나, otter 자체가 실패해도 그 학생의 행은 CSV에 남습니다
 (status 열: ok / timeout / error, 점수 0). 학생별 한국어 피드백은 CSV 옆 `<이름>_feedback/` 폴더에 씁니다.
 """
@@ -67,6 +68,18 @@ def questions_of(autograder: Path) -> dict[str, float]:
     return points
 
 
+# 채점 프로세스(와 그 커널)마다 torch·BLAS 스레드 하나: 순차든 병렬이든 같은 조건 (benchmarks/bench_grading.py)
+WORKER_ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def default_jobs() -> int:
+    """동시에 채점할 제출 수의 기본값: 이 프로세스가 쓸 수 있는 코어 수."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # sched_getaffinity 가 없는 운영체제
+        return max(1, os.cpu_count() or 1)
+
+
 # 학생 코드와 상관없는 커널 시작 실패: 동시에 커널 여럿을 띄울 때 드물게 생깁니다. 다시 시도합니다.
 KERNEL_START_FAILURES = ("Kernel died before replying to kernel_info", "Kernel didn't respond in")
 ATTEMPTS = 3
@@ -77,7 +90,7 @@ def _run_otter(sub: Path, autograder: Path, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="otter_run_") as out:
         cmd = [sys.executable, "-m", "otter", "run", "-a", str(autograder.resolve()), "-o", out, "--no-logo", str(sub.resolve())]
         proc = subprocess.Popen(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)  # 새 세션: 시간 초과 때 커널까지 함께 끝냄
+                                env=WORKER_ENV, start_new_session=True)  # 새 세션: 시간 초과 때 커널까지 함께 끝냄
         try:
             log, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -118,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--autograder", type=Path, required=True, help="otter assign이 만든 자동 채점 zip")
     parser.add_argument("--output", type=Path, required=True, help="쓸 CSV 경로")
     parser.add_argument("--timeout", type=float, default=300.0, help="제출 하나의 시간 제한(초)")
-    parser.add_argument("--jobs", type=int, default=1, help="동시에 채점할 제출 수")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="동시에 채점할 제출 수 (기본: 코어 수)")
     args = parser.parse_args(argv)
 
     subs = sorted(p for p in args.submissions.glob("*.ipynb") if not p.name.startswith("."))

@@ -7,7 +7,8 @@ Keeps the repository URL in one place: ``repository.url`` in ``_config.yml``.
     python scripts/set_repository_url.py --check         # 어긋난 사본이 있으면 종료 코드 1
 
 사본 (copies): 목차(_toc.yml)에 있는 장 노트북마다 첫 코드 셀(Colab 설치 셀, ``remove-cell``)의
-``REPO_URL = "..."`` 한 줄. Binder·Colab·Live Code 단추와 저장소 단추는 Jupyter Book 이
+``REPO_URL = "..."`` 한 줄, 그리고 과제 마스터(``assignments/*.ipynb``)의 첫 셀(학생이 처음 실행하는 준비 셀)의
+같은 줄. Binder·Colab·Live Code 단추와 저장소 단추는 Jupyter Book 이
 ``_config.yml`` 에서 바로 읽으므로 사본이 아닙니다. 노트북은 지금과 같은 형식(indent=1,
 ensure_ascii=False, 끝 줄바꿈)으로 다시 쓰고, 바뀐 파일만 씁니다.
 """
@@ -80,10 +81,15 @@ def chapter_notebooks(root: Path = ROOT) -> list[Path]:
     return [root / f"{name}.ipynb" for name in names if (root / f"{name}.ipynb").is_file()]
 
 
-def colab_cell(notebook: dict) -> dict:
-    """첫 코드 셀 (Colab 설치 셀). ``remove-cell`` 태그와 ``REPO_URL`` 줄이 있어야 합니다."""
+def url_notebooks(root: Path = ROOT) -> list[Path]:
+    """``REPO_URL`` 사본이 있는 노트북: 목차의 장 노트북, 그다음 과제 마스터."""
+    return chapter_notebooks(root) + sorted((root / "assignments").glob("*.ipynb"))
+
+
+def colab_cell(notebook: dict, *, hidden: bool = True) -> dict:
+    """첫 코드 셀 (Colab 설치 셀). ``REPO_URL`` 줄이 있어야 하고, 장(``hidden``)에서는 ``remove-cell`` 태그도."""
     code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    if not code or "remove-cell" not in code[0]["metadata"].get("tags", []):
+    if not code or (hidden and "remove-cell" not in code[0]["metadata"].get("tags", [])):
         raise ValueError("첫 코드 셀이 remove-cell 태그가 붙은 Colab 설치 셀이 아닙니다")
     if len(REPO_URL_LINE.findall("".join(code[0]["source"]))) != 1:
         raise ValueError('Colab 설치 셀에 REPO_URL = "..." 줄이 정확히 하나 있어야 합니다')
@@ -92,7 +98,8 @@ def colab_cell(notebook: dict) -> dict:
 
 def notebook_url(path: Path) -> str:
     """노트북의 Colab 설치 셀에 적힌 주소."""
-    source = "".join(colab_cell(json.loads(path.read_text(encoding="utf-8")))["source"])
+    hidden = path.parent.name != "assignments"
+    source = "".join(colab_cell(json.loads(path.read_text(encoding="utf-8")), hidden=hidden)["source"])
     return REPO_URL_LINE.search(source).group(0).split('"')[1]
 
 
@@ -100,7 +107,7 @@ def sync_notebook(path: Path, url: str) -> bool:
     """노트북의 ``REPO_URL`` 줄을 ``url`` 로 바꿉니다. 바뀌었으면 True."""
     text = path.read_text(encoding="utf-8")
     notebook = json.loads(text)
-    cell = colab_cell(notebook)
+    cell = colab_cell(notebook, hidden=path.parent.name != "assignments")
     source = "".join(cell["source"])
     new_source = REPO_URL_LINE.sub(f"REPO_URL = {json.dumps(url)}", source)
     if new_source == source:
@@ -114,7 +121,7 @@ def mismatches(root: Path = ROOT) -> list[str]:
     """``_config.yml`` 과 다른 사본 목록 (빈 목록이면 모두 같음)."""
     url = config_url(root)
     return [f"{p.relative_to(root)}: {notebook_url(p)!r} != {url!r}"
-            for p in chapter_notebooks(root) if notebook_url(p) != url]
+            for p in url_notebooks(root) if notebook_url(p) != url]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         if set_config_url(url, root):
             print(f"_config.yml: repository.url = {url}")
     url = config_url(root)
-    for path in chapter_notebooks(root):
+    for path in url_notebooks(root):
         if sync_notebook(path, url):
             print(f"{path.relative_to(root)}: REPO_URL = {url}")
     return 0

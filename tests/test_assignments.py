@@ -135,6 +135,20 @@ WRONG_REASONING = {
                  "q3_3_left = {(1, 0), (1, 1), (1, 2), (1, 3)}\n"},
                 [("q3_3", "인과 마스크가 이미 실제 토큰에게서 [PAD] 키를 가립니다")]),
 }
+# 이름이 아니라 호출을 보는지: getattr 로 숨긴 호출은 0점(all-or-nothing), 라이브러리와 같은 이름의 자기 함수는 만점.
+SNEAKY = {  # 가중치는 손으로, 출력은 getattr 로 숨긴 F.scaled_dot_product_attention (공개 테스트는 통과)
+    ATTN_HEAD: "import torch.nn.functional as F\n\n\n" + ATTN["no_scale"].replace(
+        "query @ key.transpose(-2, -1)", "query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])").replace(
+        "    return w @ value, w\n",
+        '    out = getattr(F, "scaled_dot_product_" + "attention")(query, key, value, attn_mask=attn_mask)\n'
+        "    return out, w\n"),
+}
+OWN_NAME = {
+    ATTN_HEAD: "def scaled_dot_product_attention(query, key, value, attn_mask=None):\n"
+    + ATTN["no_scale"].split("\n", 1)[1].replace("query @ key.transpose(-2, -1)",
+                                                 "query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])")
+    + "\n\n" + ATTN_HEAD + "    return scaled_dot_product_attention(query, key, value, attn_mask)\n",
+}
 BUILTIN = {
     ATTN_HEAD: "from attn_lib import scaled_dot_product_attention as sdpa\n\n\n" + ATTN_HEAD
     + "    return sdpa(query, key, value, attn_mask)\n",
@@ -149,7 +163,8 @@ def graded(dist: Path, tmp_path_factory):
     subs = tmp_path_factory.mktemp("submissions")
     nbformat.write(nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4), subs / "master.ipynb")
     nbformat.write(nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4), subs / "untouched.ipynb")
-    for name, (changes, _) in {**WRONG, **WRONG_REASONING, "builtin": (BUILTIN, [])}.items():
+    extra = {"builtin": (BUILTIN, []), "sneaky": (SNEAKY, []), "own_name": (OWN_NAME, [])}
+    for name, (changes, _) in {**WRONG, **WRONG_REASONING, **extra}.items():
         nb = _solved(dist)
         for prefix, source in changes.items():
             _define(nb, prefix, source)
@@ -177,7 +192,7 @@ def graded(dist: Path, tmp_path_factory):
 def test_csv_has_a_row_per_submission(graded):
     rows, _ = graded
     assert set(rows) == {"master", "untouched", "wrong_a", "wrong_b", "wrong_c", "wrong_d", "wrong_e", "builtin",
-                         "raises", "deleted_check", "loops"}
+                         "sneaky", "own_name", "raises", "deleted_check", "loops"}
     questions = [k for k in next(iter(rows.values())) if re.fullmatch(r"q\d_\d", k)]
     assert len(questions) >= 10
 
@@ -216,11 +231,20 @@ def test_wrong_reasoning_loses_points_and_the_hidden_test_explains_why(graded, n
     assert_lost_points_with_feedback(graded, name, list(WRONG_REASONING[name][1]))
 
 
-def test_calling_the_library_or_torch_is_not_full_marks(graded):
+def test_calling_the_library_or_torch_gets_zero_as_the_header_says(graded):
     rows, feedback = graded
-    assert float(rows["builtin"]["q2_4"]) < float(rows["master"]["q2_4"])
-    assert float(rows["builtin"]["q1_2"]) < float(rows["master"]["q1_2"])
-    assert "직접 구현해야 합니다" in (feedback / "builtin.txt").read_text(encoding="utf-8")
+    assert float(rows["builtin"]["q2_4"]) == 0.0 < float(rows["master"]["q2_4"])
+    assert float(rows["builtin"]["q1_2"]) == 0.0 < float(rows["master"]["q1_2"])
+    assert "직접 구현해야 하는 문제입니다" in (feedback / "builtin.txt").read_text(encoding="utf-8")
+
+
+def test_library_call_check_sees_calls_not_names(graded):
+    """getattr 문자열로 닿은 F.scaled_dot_product_attention 은 잡고, 같은 이름의 학생 함수는 통과시킵니다."""
+    rows, feedback = graded
+    assert float(rows["sneaky"]["q2_4"]) == 0.0
+    assert "F.scaled_dot_product_attention" in (feedback / "sneaky.txt").read_text(encoding="utf-8")
+    assert float(rows["own_name"]["q2_4"]) == float(rows["master"]["q2_4"])
+    assert float(rows["own_name"]["total"]) == float(rows["master"]["total"])
 
 
 def test_raising_deleting_and_looping_submissions_are_graded(graded):
@@ -296,7 +320,7 @@ def test_hidden_tests_are_only_in_the_autograder(dist):
 
     with zipfile.ZipFile(dist / f"{NAME}-autograder.zip") as zf:
         zipped = "\n".join(zf.read(n).decode("utf-8", "replace") for n in zf.namelist() if n.startswith("tests/"))
-    assert "seed=41" in zipped and "banned_names" in zipped
+    assert "seed=41" in zipped and "check_no_library_calls" in zipped
     with zipfile.ZipFile(dist / f"{NAME}-student.zip") as zf:
         assert not any("autograder" in n or n.endswith(".zip") for n in zf.namelist())
 
@@ -329,3 +353,52 @@ def test_student_check_speaks_korean_and_never_says_all_passed(dist, tmp_path):
     assert all("All test cases passed" not in o and "passed!" not in o for o in outputs.values())
     assert MISTAKES["no_scale"] in outputs["q2_4"]
     assert "숨은 테스트는 제출한 뒤에 채점됩니다" in outputs["q2_3"]
+
+
+# ---- 어디서 열든 (Colab, Binder, JupyterHub, 내 컴퓨터) ---------------------------------------------
+
+def test_package_data_holds_the_current_public_tests(dist):
+    """학생 노트북의 첫 셀이 쓰는 attn_lib 패키지 데이터가 지금 마스터의 공개 테스트와 같습니다."""
+    build = _load("build_assignments")
+    bundle = json.loads(build.PUBLIC_TESTS.read_text(encoding="utf-8"))
+    assert bundle[NAME] == build.public_tests(dist), "make assignments 로 attn_lib/exercises/public_tests.json 을 다시 쓰세요"
+    hidden_markers = ("seed=41", "check_no_library_calls", "HIDDEN")
+    assert not any(m in text for text in bundle[NAME].values() for m in hidden_markers), "숨은 테스트가 패키지에 있습니다"
+
+
+def test_student_notebook_alone_in_an_empty_folder_checks_itself(dist, tmp_path):
+    """노트북 파일 하나만 빈 폴더에 두고 실행: 첫 셀이 ./tests 를 만들고 모든 grader.check 가 결과를 냅니다."""
+    from nbclient import NotebookClient
+
+    work = tmp_path / "alone"
+    work.mkdir()
+    nb = _solved(dist)
+    _define(nb, ATTN_HEAD, ATTN["no_scale"])  # 한 문제는 틀리게
+    nbformat.write(nb, work / f"{NAME}.ipynb")
+    assert [p.name for p in work.iterdir()] == [f"{NAME}.ipynb"]
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(work)}},
+                   allow_errors=True).execute()
+    checks = {}
+    for cell in nb.cells:
+        m = re.match(r'grader\.check\("(q\d_\d)"\)', cell.source.strip()) if cell.cell_type == "code" else None
+        if m:
+            errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+            assert not errors, f"{m.group(1)}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+            checks[m.group(1)] = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "")
+                                         for o in cell.outputs)
+    assert len(checks) >= 13
+    assert all("공개 테스트" in text for text in checks.values()), checks
+    assert MISTAKES["no_scale"] in checks["q2_4"]
+    assert sorted(p.name for p in (work / "tests").glob("*.py")) == sorted(f"{q}.py" for q in checks)
+
+
+def test_installing_public_tests_never_overwrites_a_test_file(tmp_path):
+    """채점 폴더의 (숨은 테스트가 든) 파일을 공개 테스트로 덮어쓰면 숨은 테스트가 사라집니다."""
+    from attn_lib.exercises import install_public_tests
+
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    (folder / "q2_4.py").write_text("# 숨은 테스트까지 든 채점용 파일\n", encoding="utf-8")
+    install_public_tests(NAME, folder)
+    assert (folder / "q2_4.py").read_text(encoding="utf-8") == "# 숨은 테스트까지 든 채점용 파일\n"
+    assert (folder / "q1_1.py").exists()

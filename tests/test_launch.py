@@ -66,7 +66,7 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # 책을 빌드·테스트·채점할 때만 쓰는 패키지: Binder 이미지에 들어가면 안 됩니다
 BUILD_TEST_ONLY = re.compile(
     r"^(jupyter-book|sphinx.*|myst-.*|pydata-sphinx-theme|playwright|pytest.*|nbval|hypothesis|coverage|"
-    r"otter-grader|nbgrader|jupytext|jupyter-cache|altair)$"
+    r"nbgrader|jupytext|jupyter-cache|altair)$"
 )
 
 
@@ -102,7 +102,8 @@ def test_repository_url_copies_agree_with_config() -> None:
                      "`python scripts/set_repository_url.py` 로 맞추세요:\n" + "\n".join(bad))
     # 사본이 아닌 곳에 주소가 적혀 있으면 스크립트가 맞춰 주지 못합니다 (no stray copies elsewhere)
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    allowed = {"_config.yml", *(f"{d}.ipynb" for d in CHAPTERS)}
+    allowed = {"_config.yml", *(f"{d}.ipynb" for d in CHAPTERS),
+               *(p.relative_to(ROOT).as_posix() for p in (ROOT / "assignments").glob("*.ipynb"))}
     stray = [
         name for name in tracked
         if name not in allowed and (ROOT / name).is_file() and f"{ORG}/{REPO}" in (ROOT / name).read_text(errors="ignore")
@@ -114,11 +115,13 @@ def test_set_repository_url_rewrites_every_copy(tmp_path: Path) -> None:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "chapters", tmp_path / "chapters")
+    shutil.copytree(ROOT / "assignments", tmp_path / "assignments")
     script = [sys.executable, str(ROOT / "scripts" / "set_repository_url.py"), "--root", str(tmp_path)]
     new_url = "https://github.com/kor-course/mha-demo"
     subprocess.run([*script, new_url + ".git"], check=True, capture_output=True)
     assert set_repository_url.config_url(tmp_path) == new_url
-    assert all(set_repository_url.notebook_url(p) == new_url for p in set_repository_url.chapter_notebooks(tmp_path))
+    assert all(set_repository_url.notebook_url(p) == new_url for p in set_repository_url.url_notebooks(tmp_path))
+    assert any(p.parent.name == "assignments" for p in set_repository_url.url_notebooks(tmp_path))
     assert subprocess.run([*script, "--check"], capture_output=True).returncode == 0
     # 형식 보존: 주소 말고는 바뀐 것이 없어야 합니다 (only the URL changes, formatting kept)
     for docname in CHAPTERS:
@@ -264,8 +267,11 @@ def test_binder_installs_cpu_torch_and_the_same_pins() -> None:
 
 def test_binder_leaves_out_build_and_test_tools() -> None:
     _, reqs = binder_lines()
-    tools = sorted(name for name in reqs if BUILD_TEST_ONLY.match(name))
+    # otter-grader(과제 채점)가 꼭 요구하는 것(Sphinx, playwright, jupytext 등)은 pip 이 어차피 설치하므로 허용합니다.
+    grading = binder_requirements.closure(["otter-grader"])
+    tools = sorted(name for name in reqs if BUILD_TEST_ONLY.match(name) and name not in grading)
     assert not tools, f"책 빌드·테스트 도구는 Binder 에 넣지 않습니다: {tools}"
+    assert not {"jupyter-book", "myst-nb", "pytest", "nbgrader"} & set(reqs)
     # 최상위 고정값은 모두 Binder 에 있거나, 빌드·테스트 도구만 끌어오는 것이어야 합니다
     top = binder_requirements.read_pins()
     build_only = binder_requirements.closure(binder_requirements.BUILD_TEST_ROOTS)
@@ -285,6 +291,7 @@ def test_binder_requirements_are_closed_and_cover_attn_lib() -> None:
         assert dep.specifier.contains(pinned_version(reqs[key]), prereleases=True), f"{dep} 를 만족하지 않습니다"
     for needed in ("pandas", "jupyterlab", "ipykernel"):
         assert needed in reqs, f"장을 실행하는 데 필요한 {needed} 가 없습니다"
+    assert "otter-grader" in reqs, "과제 노트북의 grader.check 에 필요한 otter-grader 가 Binder 에 없습니다"
 
 
 def test_binder_runtime_and_apt_files() -> None:

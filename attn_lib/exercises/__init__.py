@@ -8,6 +8,7 @@
 - ``checkers.py``: 책의 장과 채점 과제의 채점기 (``check_attention``, ``check_causal_mask`` 등).
 - ``practice.py``: 연습 페이지의 채점기 (``check_param_count``, ``check_head_loop`` 등).
 - ``grading.py``: otter-grader 결과를 한국어로 감싸는 ``korean_grader``.
+- ``calls.py``: 학생 함수가 실행 중에 실제로 부른 어텐션 함수를 기록 (``library_calls``, ``check_no_library_calls``).
 
 노트북과 테스트는 모듈이 아니라 이 폴더에서 import합니다: ``from attn_lib.exercises import check_attention``.
 """
@@ -15,7 +16,8 @@
 from __future__ import annotations
 
 from .engine import MISTAKES, CheckResult, ExerciseFailure
-from .grading import korean_grader
+from .grading import install_public_tests, korean_grader
+from .calls import FORBIDDEN_ATTENTION, check_no_library_calls, library_calls
 from .references import reference_saturation
 from .checkers import (
     check_attention_weights,
@@ -42,6 +44,10 @@ __all__ = [
     "CheckResult",
     "ExerciseFailure",
     "korean_grader",
+    "install_public_tests",
+    "FORBIDDEN_ATTENTION",
+    "library_calls",
+    "check_no_library_calls",
     "reference_saturation",
     "check_attention_weights",
     "check_head_dim",
