@@ -15,8 +15,6 @@
 4. ``_static/css/accessibility.css``: 위젯 탭 글자의 색 대비를 WCAG AA 이상으로 올립니다.
 5. 참고 문헌 목록(sphinxcontrib-bibtex)의 ``role="list"`` 를 뺍니다: 항목이 ``listitem`` 이 아니라서 axe 규칙
    aria-required-children 위반입니다.
-6. ``_static/js/search-snippets.js``: 검색 결과 요약을 본문(article)에서만 뽑습니다 (테마의 내려받기
-   단추나 "내용" 같은 글이 요약 앞에 붙지 않도록).
 
 테마의 머리글 단추(검색, 색 모드)는 ``_templates/`` 의 덮어쓴 템플릿이 한국어 이름을 줍니다.
 """
@@ -29,7 +27,6 @@ from sphinx.application import Sphinx
 
 KOREAN_CSS = "css/korean.css"
 ACCESSIBILITY_CSS = "css/accessibility.css"
-SEARCH_SNIPPETS_JS = "js/search-snippets.js"
 DEFAULT_MODE = "light"
 #: myst-nb 이 숨긴 셀 단추에 붙이는 영어 이름 (hide-input toggle label added by myst-nb)
 ENGLISH_SUMMARY = '<summary aria-label="Toggle hidden content">'
@@ -57,6 +54,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", set_default_mode)
     app.add_css_file(KOREAN_CSS)
     app.add_css_file(ACCESSIBILITY_CSS)
-    app.add_js_file(SEARCH_SNIPPETS_JS)
     app.connect("html-page-context", drop_english_summary_label)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

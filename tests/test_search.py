@@ -12,6 +12,10 @@
    조사가 붙은 검색어("어텐션은")와, 어떤 페이지에는 조사가 붙은 꼴로만 나오는 두 음절 낱말도
    찾아 봅니다. 확장 없이 만든 사이트라면 이 검사가 실패해야 하고, 그 조건도 검사합니다.
 
+4. 깨끗한 요약과 순서 (issue 13): 색인에 TeX 명령(mathrm, sqrt, frac)이 없고, 결과 요약에 TeX,
+   역슬래시(₩), 탐색기의 "불러오는 중" 안내가 없고 (390 px 와 1280 px, 옆으로 넘치지 않음), 제목(페이지,
+   절)에 검색어가 있는 결과가 본문에만 있는 결과보다 앞에 옵니다 (정답은 빌드된 HTML 의 제목에서 계산).
+
 Checks the Korean search language: the splitter (and known wrong splitters failing the same
 checks), the built index, and the search page in offline headless Chromium against ground
 truth computed from the sources.
@@ -342,17 +346,24 @@ def test_search_page_is_korean_and_uses_the_korean_splitter(open_offline_page: C
     assert not unexpected_messages(probe), f"검색 페이지 오류 (page/console errors): {probe.page_errors + probe.console_errors}"
 
 
-SNIPPET_SOURCES = """async () => {
-  const squash = s => s.replace(/\\s+/g, ' ').trim();
+SNIPPET_SOURCES = r"""async () => {
+  const squash = s => s.replace(/\s+/g, ' ').trim();
   const out = [];
   for (const li of document.querySelectorAll('#search-results ul.search > li')) {
     const a = li.querySelector('a'), p = li.querySelector('p.context');
     if (!a || !p) continue;
     const html = await (await fetch(a.href.split('#')[0])).text();
     const doc = new DOMParser().parseFromString(html, 'text/html');
-    doc.querySelectorAll('.headerlink, script, style').forEach(el => el.remove());
+    // 수식: 짧고 TeX 명령이 없으면 그 글, 아니면 자리표시 (search-snippets.js 의 규칙을 시험 쪽에서 다시 씀)
+    doc.querySelectorAll(KO_SEARCH.mathSelector).forEach(el => {
+      if (!el.isConnected || (el.parentElement && el.parentElement.closest(KO_SEARCH.mathSelector))) return;
+      const tex = el.textContent.trim().replace(/^\\[(\[]/, '').replace(/\\[)\]]$/, '').trim();
+      const plain = el.children.length === 0 && /^[\p{Letter}\p{Number}_ ,.=+\-*\/()|<>:;'×·−]{1,40}$/u.test(tex);
+      el.replaceWith(doc.createTextNode(plain ? tex : KO_SEARCH.mathPlaceholder));
+    });
+    doc.querySelectorAll(KO_SEARCH.skipSelector).forEach(el => el.remove());
     const article = doc.querySelector('article.bd-article');
-    const snippet = squash(p.textContent.replace(/^\\.\\.\\./, '').replace(/\\.\\.\\.$/, ''));
+    const snippet = squash(p.textContent.replace(/^\.\.\./, '').replace(/\.\.\.$/, ''));
     out.push([a.getAttribute('href'), snippet, article ? squash(article.textContent).includes(snippet) : false]);
   }
   return out;
@@ -372,3 +383,214 @@ def test_result_snippets_come_from_the_article(open_offline_page: Callable[..., 
     outside = [(href, snippet[:80]) for href, snippet, inside in rows if not inside]
     assert not outside, f"본문 밖 글이 섞인 검색 요약: {outside}"
     assert not probe.external_requests and not unexpected_messages(probe)
+
+
+# ---------------------------------------------------------------------------------------
+# 4. 깨끗한 요약, TeX 없는 색인, 제목 먼저 (issue 13: clean snippets, no TeX in the index, titles first)
+# ---------------------------------------------------------------------------------------
+
+#: 요약을 살펴볼 검색어 (수식이 많은 장의 낱말, 탐색기가 있는 장의 낱말, 수식 이름, 두 낱말)
+SNIPPET_QUERIES = ["어텐션", "소프트맥스", "마스크", "스케일링", "교차 어텐션", "d_k", "헤드", "탐색기"]
+#: 요약에 나오면 안 되는 글: TeX 원문, 역슬래시(한국어 글꼴에서는 ₩), 탐색기의 안내 글
+FORBIDDEN_IN_SNIPPETS = ["\\", "₩", "mathrm", "frac", "sqrt", "{", "불러오는 중"]
+#: 이 가운데 코드에도 나오는 것 ("{" 는 파이썬 사전과 f-문자열, "sqrt" 는 math.sqrt): 요약의 그 자리가 페이지의
+#: 코드(pre, code) 글에 그대로 있으면 본문 글이므로 허용합니다.
+ALSO_IN_CODE = {"{", "sqrt"}
+CODE_TEXTS = r"""async (hrefs) => {
+  const out = {};
+  for (const href of hrefs) {
+    const doc = new DOMParser().parseFromString(await (await fetch(href.split('#')[0])).text(), 'text/html');
+    out[href] = Array.from(doc.querySelectorAll('article pre, article code'))
+      .map(el => el.textContent.replace(/\s+/g, ' ').trim()).join('\n');
+  }
+  return out;
+}"""
+
+
+def forbidden_in_snippet(snippet: str, code_text: str) -> list[str]:
+    """요약에 있으면 안 되는 글 (코드에서 온 "{", "sqrt" 는 뺌: 그 자리 앞뒤 몇 글자가 코드 글에 있으면)."""
+    bad = []
+    for word in FORBIDDEN_IN_SNIPPETS:
+        for match in re.finditer(re.escape(word), snippet):
+            i, j = match.start(), match.end()
+            windows = [snippet[max(0, i - 6) : j], snippet[i : j + 6]]
+            if word in ALSO_IN_CODE and any(len(w) > len(word) and w in code_text for w in windows):
+                continue
+            bad.append(word)
+            break
+    return bad
+#: 제목 순서를 따지는 검색어: 어떤 페이지에는 (절) 제목에, 다른 페이지에는 본문에만 있는 낱말들.
+#: 두 낱말 검색어는 Sphinx 기본 순위(낱말마다 점수의 최댓값)가 제목에 한 낱말만 있는 페이지를 앞에 두던 경우.
+RANKING_QUERIES = ["포화", "인과 마스크", "크로스 어텐션", "소프트맥스", "d_k", "패딩 마스크"]
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+RESULT_ROWS = """() => Array.from(document.querySelectorAll('#search-results ul.search > li')).map(li => {
+  const a = li.querySelector('a'), p = li.querySelector('p.context');
+  return [a.getAttribute('href'), p ? p.textContent : null];
+})"""
+
+
+def math_free_article(docname: str) -> str:
+    """본문 HTML 에서 수식(``class="math ..."``)과 건너뛸 요소를 뺀 글 (Python html.parser 로)."""
+    return korean_search.searchable_html_text(article_html(docname))
+
+
+@functools.cache
+def page_titles(docname: str) -> list[tuple[str, str | None]]:
+    """페이지의 제목들 (제목 글, id): h1~h6 와, id 가 있는 상자(연습 문제)의 제목. 빌드된 HTML 에서 읽음."""
+    from html.parser import HTMLParser
+
+    class Titles(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.out: list[tuple[str, str | None]] = []
+            self.ids: list[str | None] = []  # 열린 section/div 의 id
+            self.current: list[str] | None = None
+            self.tag = ""
+            self.skip = 0
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            a = dict(attrs)
+            if tag in ("section", "div"):
+                self.ids.append(a.get("id"))
+            if self.current is not None and "headerlink" in (a.get("class") or ""):
+                self.skip += 1
+            if re.fullmatch(r"h[1-6]", tag) or (tag == "p" and "admonition-title" in (a.get("class") or "").split()):
+                self.current, self.tag = [], tag
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("section", "div") and self.ids:
+                self.ids.pop()
+            elif tag == "a" and self.skip:
+                self.skip -= 1
+            elif self.current is not None and tag == self.tag:
+                owner = self.ids[-1] if self.ids else None
+                self.out.append((" ".join("".join(self.current).split()), owner))
+                self.current = None
+
+        def handle_data(self, data: str) -> None:
+            if self.current is not None and not self.skip:
+                self.current.append(data)
+
+    parser = Titles()
+    parser.feed(article_html(docname) + "</article>")
+    return [(t, i) for t, i in parser.out if i is not None or parser.out.index((t, i)) == 0]
+
+
+def title_has_terms(title: str, terms: list[str]) -> bool:
+    """제목의 색인어(한글 n-gram, 영어 어간)에 검색어 낱말이 모두 있는지 (세 글자 이상은 부분 일치도)."""
+    words = indexed_words(korean(), title)
+    return all(t in words or (len(t) > 2 and any(t in w for w in words)) for t in terms)
+
+
+def stemmed_query_terms(query: str) -> list[str]:
+    return [korean().stem(t).lower() for t in query_terms(query)]
+
+
+def run_search_at(open_offline_page: Callable[..., OfflinePage], query: str, viewport: dict[str, int]) -> tuple[OfflinePage, list[list[Any]]]:
+    """검색 페이지를 주어진 화면 크기로 열고, 모든 결과의 요약이 붙을 때까지 기다려 (href, 요약) 목록을 돌려줍니다."""
+    probe = open_offline_page(viewport=viewport)
+    response = probe.page.goto(probe.base_url + "search.html?q=" + quote(query), wait_until="networkidle")
+    assert response is not None and response.ok
+    probe.page.wait_for_function(WAIT_FOR_SEARCH_DONE, timeout=20_000)
+    probe.page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('#search-results ul.search > li')).every(li => li.querySelector('p.context'))",
+        timeout=30_000)
+    return probe, probe.page.evaluate(RESULT_ROWS)
+
+
+@pytest.mark.site
+def test_index_has_no_tex_commands(html_dir: Path) -> None:
+    """색인에 TeX 명령 이름이 없어야 합니다: 수식 원문의 ``\\이름`` 이 색인에 있다면 그 페이지의 수식 밖 글에도 있어야 함."""
+    index = load_search_index(html_dir)
+    docnames = index["docnames"]
+    commands: dict[str, set[str]] = {}
+    for docname in read_toc_docnames():
+        for tex in re.findall(r'class="math[^"]*">(.*?)</(?:span|div)>', article_html(docname), flags=re.S):
+            for name in re.findall(r"\\([A-Za-z]+)", tex):
+                commands.setdefault(korean().stem(name).lower(), set()).add(docname)
+    assert {"mathrm", "sqrt", "frac"} <= set(commands), f"책의 수식에서 TeX 명령을 찾지 못했습니다: {sorted(commands)[:20]}"
+    leaked = {}
+    for word, pages_with_tex in commands.items():
+        pages = set()
+        for key in ("terms", "titleterms"):
+            hits = index[key].get(word, [])
+            pages |= {docnames[i] for i in ([hits] if isinstance(hits, int) else hits)}
+        # 수식 밖의 글(코드, 본문)에 같은 낱말이 있는 페이지는 괜찮습니다 (예: 코드의 torch.sqrt)
+        prose = {d for d in pages if word in indexed_words(korean(), math_free_article(d))}
+        if pages - prose:
+            leaked[word] = sorted(pages - prose)
+    assert not leaked, f"TeX 명령이 색인에 들어갔습니다 (낱말: 수식에만 있는 페이지): {leaked}"
+    assert not [t for t in index["alltitles"] if "\\" in t], "제목 색인에 역슬래시가 있습니다"
+    # 탐색기의 '불러오는 중' 안내 글도 색인하지 않습니다 (이 낱말은 그 안내에만 나옴)
+    # (증분 빌드는 페이지가 빠진 낱말을 빈 목록으로 남기므로 키가 아니라 페이지 목록을 봅니다)
+    assert not index["terms"].get("자바스크립트가") and not index["terms"].get("자바스크립트"), "탐색기 안내 글이 색인됨"
+
+
+def test_index_keeps_names_inside_math() -> None:
+    """수식 안의 이름(d_k, softmax)은 색인어에 남고 TeX 명령은 빠집니다 (unit)."""
+    text = korean_search.tex_words_text(r"\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)")
+    words = indexed_words(korean(), text)
+    assert {"softmax", "d_k", "qk"} <= words, words
+    assert not words & {"mathrm", "frac", "sqrt", "left", "right", "top"}, words
+    assert korean_search.searchable_html_text(
+        '<p class="attn-explorer-status">정적 탐색기를 불러오는 중입니다.</p><script>var x = 1;</script><p>헤드 0</p>'
+    ).split() == ["헤드", "0"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("query", SNIPPET_QUERIES)
+def test_snippets_have_no_tex_or_loading_text(
+    query: str, viewport: str, open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
+) -> None:
+    probe, rows = run_search_at(open_offline_page, query, VIEWPORTS[viewport])
+    assert rows, f"{query!r}: 결과가 없습니다"
+    code = probe.page.evaluate(CODE_TEXTS, [href for href, _ in rows])
+    bad = [(href, word, snippet) for href, snippet in rows for word in forbidden_in_snippet(snippet, code[href])]
+    assert not bad, f"{query!r} ({viewport}): 요약에 TeX/안내 글이 섞였습니다: {bad[:5]}"
+    width = probe.page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"검색 페이지가 옆으로 넘칩니다 ({viewport}): scrollWidth {width[0]} > {width[1]}"
+    assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
+    if query == "소프트맥스":
+        probe.page.screenshot(path=str(screenshot_dir / f"search__softmax__{viewport}.png"), full_page=False)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("query", RANKING_QUERIES)
+def test_title_hits_rank_above_body_hits(query: str, open_offline_page: Callable[..., OfflinePage]) -> None:
+    """페이지 제목 > 절 제목 > 본문. 정답은 빌드된 HTML 의 제목(h1~h6, 연습 문제 제목)에서 계산합니다."""
+    terms = stemmed_query_terms(query)
+    probe, rows = run_search_at(open_offline_page, query, VIEWPORTS["desktop"])
+    docnames = [re.sub(r"\.html$", "", href.split("#", 1)[0]) for href, _ in rows]
+    anchors = [href.split("#", 1)[1] if "#" in href else "" for href, _ in rows]
+    page_hit = {d for d in set(docnames) if title_has_terms(page_titles(d)[0][0], terms)}
+    section_hit = {d for d in set(docnames) if any(title_has_terms(t, terms) for t, _ in page_titles(d)[1:])}
+    title_docs = page_hit | section_hit
+    assert title_docs and set(docnames) - title_docs, (
+        f"{query!r}: 제목에 있는 페이지와 본문에만 있는 페이지가 모두 있어야 검사가 뜻이 있습니다 ({docnames})")
+    last_title = max(i for i, d in enumerate(docnames) if d in title_docs)
+    first_body = min(i for i, d in enumerate(docnames) if d not in title_docs)
+    assert last_title < first_body, (
+        f"{query!r}: 본문에만 있는 결과가 제목 결과보다 앞에 있습니다: "
+        f"{[(d + ('#' + a if a else ''), d in title_docs) for d, a in zip(docnames, anchors)]}")
+    # 페이지 제목에 있는 페이지가 맨 앞
+    if page_hit:
+        first_rows = docnames[: len(page_hit)]
+        assert set(first_rows) == page_hit and all(a == "" for a in anchors[: len(page_hit)]), (
+            f"{query!r}: 페이지 제목 결과 {sorted(page_hit)} 가 맨 앞이 아닙니다: {list(zip(docnames, anchors))[:6]}")
+    # 절 결과(#id)는 그 절의 제목에 검색어가 있어야 합니다
+    for doc, anchor in zip(docnames, anchors):
+        if anchor:
+            titles = [t for t, i in page_titles(doc) if i == anchor]
+            assert titles and title_has_terms(titles[0], terms), f"{query!r}: {doc}#{anchor} 의 제목 {titles} 에 검색어가 없음"
+    assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
+
+
+@pytest.mark.site
+def test_search_scripts_only_on_the_search_page(html_dir: Path) -> None:
+    """요약/순위 스크립트는 search.html 에만 (다른 페이지는 검색을 돌리지 않음)."""
+    for docname in [*read_toc_docnames(), "search"]:
+        html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
+        for asset in (*korean_search.SEARCH_PAGE_JS, *korean_search.SEARCH_PAGE_CSS):
+            assert (asset in html) == (docname == "search"), f"{docname}.html: {asset} 가 {'없음' if docname == 'search' else '있음'}"
