@@ -16,6 +16,10 @@
 5. 참고 문헌 목록(sphinxcontrib-bibtex)의 ``role="list"`` 를 뺍니다: 항목이 ``listitem`` 이 아니라서 axe 규칙
    aria-required-children 위반입니다.
 
+7. ``_static/js/nav-toggle.js``: 보이는 ≡ 단추와 "이 페이지" 단추가 휴대폰에서 목록을 열고, 넓은 화면에서
+   사이드바를 숨기고 보이게 합니다 (테마 0.17 의 윗물 버그; 파일 머리의 설명).
+8. ``korean.css``: 표 칸은 숫자·낱말·모양 튜플 가운데에서 줄을 바꾸지 않고, 넓은 표는 제 상자 안에서 옆으로 넘깁니다.
+
 테마의 머리글 단추(검색, 색 모드)는 ``_templates/`` 의 덮어쓴 템플릿이 한국어 이름을 줍니다.
 """
 
@@ -26,6 +30,8 @@ from typing import Any
 from sphinx.application import Sphinx
 
 KOREAN_CSS = "css/korean.css"
+#: 머리글의 보이는 ≡ 단추가 장 목록을 열게 하는 스크립트 (pydata-sphinx-theme issue 2451, sphinx-book-theme issue 988)
+NAV_TOGGLE_JS = "js/nav-toggle.js"
 ACCESSIBILITY_CSS = "css/accessibility.css"
 DEFAULT_MODE = "light"
 #: myst-nb 이 숨긴 셀 단추에 붙이는 영어 이름 (hide-input toggle label added by myst-nb)
@@ -54,5 +60,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", set_default_mode)
     app.add_css_file(KOREAN_CSS)
     app.add_css_file(ACCESSIBILITY_CSS)
+    app.add_js_file(NAV_TOGGLE_JS, loading_method="defer")
     app.connect("html-page-context", drop_english_summary_label)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
