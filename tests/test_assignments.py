@@ -332,23 +332,30 @@ def test_practice_page_does_not_publish_graded_solutions():
     assert not sorted(line for line in solution if line in page)
 
 
-def test_student_check_speaks_korean_and_never_says_all_passed(dist, tmp_path):
-    """학생판 노트북을 실제 커널로 실행: 틀린 문제는 힌트, 맞은 문제는 '숨은 테스트는 제출 뒤'."""
+def _run_checks(nb, folder: Path) -> dict[str, tuple[str, list]]:
+    """``nb`` 를 ``folder`` 에서 실제 커널로 실행하고, ``grader.check("qN_M")`` 셀마다 (출력 글, 오류 출력)을 모읍니다."""
     from nbclient import NotebookClient
 
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}},
+                   allow_errors=True).execute()
+    checks = {}
+    for cell in nb.cells:
+        m = re.match(r'grader\.check\("(q\d_\d)"\)', cell.source.strip()) if cell.cell_type == "code" else None
+        if m:
+            text = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
+            checks[m.group(1)] = (text, [o for o in cell.outputs if o.get("output_type") == "error"])
+    return checks
+
+
+def test_student_check_speaks_korean_and_never_says_all_passed(dist, tmp_path):
+    """학생판 노트북을 실제 커널로 실행: 틀린 문제는 힌트, 맞은 문제는 '숨은 테스트는 제출 뒤'."""
     nb = _solved(dist)
     _define(nb, ATTN_HEAD, ATTN["no_scale"])
     work = tmp_path / "student"
     import shutil
 
     shutil.copytree(dist / "student", work)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(work)}},
-                   allow_errors=True).execute()
-    outputs = {}
-    for cell in nb.cells:
-        m = re.match(r'grader\.check\("(q\d_\d)"\)', cell.source.strip()) if cell.cell_type == "code" else None
-        if m:
-            outputs[m.group(1)] = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
+    outputs = {q: text for q, (text, _) in _run_checks(nb, work).items()}
     assert len(outputs) >= 10
     assert all("All test cases passed" not in o and "passed!" not in o for o in outputs.values())
     assert MISTAKES["no_scale"] in outputs["q2_4"]
@@ -368,24 +375,16 @@ def test_package_data_holds_the_current_public_tests(dist):
 
 def test_student_notebook_alone_in_an_empty_folder_checks_itself(dist, tmp_path):
     """노트북 파일 하나만 빈 폴더에 두고 실행: 첫 셀이 ./tests 를 만들고 모든 grader.check 가 결과를 냅니다."""
-    from nbclient import NotebookClient
-
     work = tmp_path / "alone"
     work.mkdir()
     nb = _solved(dist)
     _define(nb, ATTN_HEAD, ATTN["no_scale"])  # 한 문제는 틀리게
     nbformat.write(nb, work / f"{NAME}.ipynb")
     assert [p.name for p in work.iterdir()] == [f"{NAME}.ipynb"]
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(work)}},
-                   allow_errors=True).execute()
     checks = {}
-    for cell in nb.cells:
-        m = re.match(r'grader\.check\("(q\d_\d)"\)', cell.source.strip()) if cell.cell_type == "code" else None
-        if m:
-            errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-            assert not errors, f"{m.group(1)}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
-            checks[m.group(1)] = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "")
-                                         for o in cell.outputs)
+    for question, (text, errors) in _run_checks(nb, work).items():
+        assert not errors, f"{question}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+        checks[question] = text
     assert len(checks) >= 13
     assert all("공개 테스트" in text for text in checks.values()), checks
     assert MISTAKES["no_scale"] in checks["q2_4"]
