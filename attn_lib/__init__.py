@@ -61,10 +61,16 @@ from .experiments import (
     SweepJob,
     SweepRun,
     ToyConfig,
+    TinyDecoder,
     TrainingHistory,
     alignment_accuracy,
+    attention_memory,
+    attention_time,
     compare_heads,
     continue_training,
+    decode_with_cache,
+    decode_without_cache,
+    decoding_speed,
     evaluate_head_model,
     evaluate_seq2seq,
     greedy_decode,
@@ -170,6 +176,13 @@ __all__ = [
     "alignment_accuracy",
     "evaluate_seq2seq",
     "train_seq2seq",
+    # experiments: KV 캐시 디코딩과 어텐션 메모리
+    "TinyDecoder",
+    "decode_without_cache",
+    "decode_with_cache",
+    "decoding_speed",
+    "attention_memory",
+    "attention_time",
 ]
 
 __version__ = "0.1.0"

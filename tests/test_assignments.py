@@ -327,7 +327,7 @@ def test_hidden_tests_are_only_in_the_autograder(dist):
 
 def test_practice_page_does_not_publish_graded_solutions():
     solution, _ = _master_parts()
-    page = (ROOT / "chapters" / "07_practice.ipynb").read_text(encoding="utf-8")
+    page = (ROOT / "chapters" / "08_practice.ipynb").read_text(encoding="utf-8")
     page += "".join("".join(c["source"]) for c in json.loads(page)["cells"])
     assert not sorted(line for line in solution if line in page)
 

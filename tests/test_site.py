@@ -244,3 +244,16 @@ def test_author_footer_reads_naturally_in_korean(built_pages: dict[str, PagePars
         for text in texts:
             assert text.startswith("지은이: "), f"{docname}: 꼬리말이 어색합니다: {text!r}"
             assert "으로" not in text and "By" not in text, f"{docname}: {text!r}"
+
+
+def test_no_unrendered_myst_roles_or_directives_in_pages(html_dir: Path, toc_docnames: list[str]) -> None:
+    """셀 출력의 마크다운(display(Markdown(...)))은 CommonMark로만 그려지므로 {cite:p}`...`, {ref}`...`,
+    ```{admonition} 같은 MyST 문법이 글자 그대로 남습니다. 그런 것은 마크다운 셀에 쓰세요."""
+    role = re.compile(r"\{(cite:p|cite:t|cite|ref|doc|numref|eq|term)\}\s*(?:`|<code)")
+    leftovers = {}
+    for doc in toc_docnames:
+        text = re.sub(r"<pre.*?</pre>", " ", (html_dir / f"{doc}.html").read_text(encoding="utf-8"), flags=re.S)
+        found = role.findall(text) + re.findall(r"```\{[a-z-]+\}|<code[^>]*>\{[a-z-]+\}", text)
+        if found:
+            leftovers[doc] = found
+    assert not leftovers, leftovers

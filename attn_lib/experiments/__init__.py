@@ -1,5 +1,6 @@
 """작은 학습 실험: 헤드 수 비교 과제(toy)와 학습(training), 스윕(sweep), 시퀀스 뒤집기 인코더-디코더(seq2seq),
-스케일링 측정(scaling). 숫자만 돌려주고 그림은 viz가 그립니다. 핵심 모듈만 import합니다.
+스케일링 측정(scaling),
+KV 캐시 디코딩(decoding)과 어텐션 메모리(memory). 숫자만 돌려주고 그림은 viz가 그립니다. 핵심 모듈만 import합니다.
 """
 
 from __future__ import annotations
@@ -50,6 +51,16 @@ from .scaling import (
     random_attention_gradients,
     scaling_summary,
 )
+from .decoding import (
+    TinyDecoder,
+    decode_without_cache,
+    decode_with_cache,
+    decoding_speed,
+)
+from .memory import (
+    attention_memory,
+    attention_time,
+)
 from .temperature import (
     retrieval_batch,
     retrieval_loss,
@@ -94,4 +105,10 @@ __all__ = [
     "retrieval_batch",
     "retrieval_loss",
     "learn_temperature",
+    "TinyDecoder",
+    "decode_without_cache",
+    "decode_with_cache",
+    "decoding_speed",
+    "attention_memory",
+    "attention_time",
 ]

@@ -41,6 +41,7 @@ class SweepJob:
     steps: int
     seed: int
     embed_dim: int | None = None  # None이면 run_sweep에 준 ToyConfig의 너비
+    num_kv_heads: int | None = None  # None이면 run_sweep에 준 ToyConfig의 값 (기본: 쿼리 헤드 수와 같음)
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,7 @@ class SweepRun:
             - 모델 입력 ``(B, L)`` -> ``(logits (B, L, V), weights (B, H, L, L))``
         """
         config = ToyConfig() if config is None else config
-        if self.job.embed_dim is not None:
-            config = dataclasses.replace(config, embed_dim=self.job.embed_dim)
+        config = _job_config(self.job, config)
         model = HeadToyModel(config, self.job.num_heads)
         model.load_state_dict(self.state)
         return model.eval()
@@ -102,11 +102,17 @@ def sweep_jobs(
     return [SweepJob(h, float(lr), steps, s, embed_dim) for h in head_counts for lr in learning_rates for s in seeds]
 
 
+def _job_config(job: SweepJob, config: ToyConfig) -> ToyConfig:
+    if job.embed_dim is not None:
+        config = dataclasses.replace(config, embed_dim=job.embed_dim)
+    if job.num_kv_heads is not None:
+        config = dataclasses.replace(config, num_kv_heads=job.num_kv_heads)
+    return config
+
+
 def _run_one(job: SweepJob, config: ToyConfig, record_every: int) -> SweepRun:
     start = time.perf_counter()
-    cfg = dataclasses.replace(config, lr=job.lr, steps=job.steps)
-    if job.embed_dim is not None:
-        cfg = dataclasses.replace(cfg, embed_dim=job.embed_dim)
+    cfg = _job_config(job, dataclasses.replace(config, lr=job.lr, steps=job.steps))
     model, accuracy, history = train_with_history(job.num_heads, job.seed, cfg, record_every)
     tokens, _ = make_task_batch(cfg.test_size, cfg, torch.Generator().manual_seed(cfg.test_seed))  # (B, L)
     with torch.no_grad():
@@ -155,13 +161,15 @@ def sweep_records(runs: Sequence[SweepRun], config: ToyConfig | None = None) -> 
     """표(예: ``pandas.DataFrame(sweep_records(runs))``)로 만들기 쉬운 행 목록.
 
     Shape:
-        - 반환: 실행마다 ``{"헤드 수", "학습률", "스텝", "시드", "너비", "정확도", "첫 토큰 몫", "이전 토큰 몫", "초"}``
+        - 반환: 실행마다 ``{"헤드 수", "KV 헤드 수", "학습률", "스텝", "시드", "너비", "정확도", "첫 토큰 몫", "이전 토큰 몫", "초"}``
           (``너비``는 설정에 없으면 ``config``의 너비)
     """
     width = (ToyConfig() if config is None else config).embed_dim
     return [
         {
-            "헤드 수": r.job.num_heads, "학습률": r.job.lr, "스텝": r.job.steps, "시드": r.job.seed,
+            "헤드 수": r.job.num_heads,
+            "KV 헤드 수": r.job.num_heads if r.job.num_kv_heads is None else r.job.num_kv_heads,
+            "학습률": r.job.lr, "스텝": r.job.steps, "시드": r.job.seed,
             "너비": width if r.job.embed_dim is None else r.job.embed_dim,
             "정확도": r.accuracy, "첫 토큰 몫": max(r.first_share), "이전 토큰 몫": max(r.previous_share),
             "초": r.seconds,

@@ -56,6 +56,7 @@ class ToyConfig:
         test_size: 평가용 열 개수.
         table_seed: 표 ``f``의 시드 (모든 모델이 같은 과제를 풀도록 고정).
         test_seed: 평가 데이터 시드 (학습 시드와 무관하게 고정).
+        num_kv_heads: 키·밸류 헤드 수 ``Hkv`` (``None``이면 쿼리 헤드 수와 같음; 7장의 GQA 비교에서만 바꿈).
 
     Shape:
         - 입력 토큰: ``(B, L)``, 로짓: ``(B, L, V)``, 어텐션 가중치: ``(B, H, L, L)``
@@ -71,6 +72,7 @@ class ToyConfig:
     test_size: int = 2000
     table_seed: int = 0
     test_seed: int = 12345
+    num_kv_heads: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "seq_len", "embed_dim", "mlp_dim", "steps", "batch_size", "test_size"):
@@ -78,6 +80,8 @@ class ToyConfig:
         if self.seq_len < 3:
             raise ValueError(f"seq_len은 3 이상이어야 하는데(위치 t >= 2를 예측) {self.seq_len}이(가) 들어왔습니다.")
         check_positive_float(self.lr, "lr")
+        if self.num_kv_heads is not None:
+            check_positive_int(self.num_kv_heads, "num_kv_heads")
 
 
 class HeadToyModel(nn.Module):
@@ -98,7 +102,7 @@ class HeadToyModel(nn.Module):
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, E)
         self.pos_emb = nn.Embedding(config.seq_len, E)  # 학습된 위치 임베딩: "첫"과 "이전"을 찾는 단서
-        self.attn = MultiHeadAttention(E, num_heads)
+        self.attn = MultiHeadAttention(E, num_heads, num_kv_heads=config.num_kv_heads)  # None이면 Hkv = H
         self.readout = nn.Sequential(
             nn.LayerNorm(E), nn.Linear(E, config.mlp_dim), nn.ReLU(), nn.Linear(config.mlp_dim, config.vocab_size)
         )
