@@ -24,7 +24,7 @@ exercises -> explorer·viz·핵심. 핵심은 어떤 폴더도 import하지 않�
 """
 
 from .attention import MultiHeadAttention, count_parameters, repeat_kv, scaled_dot_product_attention
-from .kv_cache import KVCache
+from .kv_cache import KVCache, cache_causal_mask
 from .masks import (
     causal_mask,
     combine_masks,
@@ -105,6 +105,7 @@ __all__ = [
     "count_parameters",
     "repeat_kv",
     "KVCache",
+    "cache_causal_mask",
     # 핵심: 마스크
     "causal_mask",
     "padding_mask",

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import math
@@ -284,7 +285,7 @@ def test_display_bundle_carries_the_widget_view_and_the_static_explorer(explorer
     assert meta["tokens"] == SENTENCE.split() and meta["seed"] == 0
     spec = json.loads(re.search(r'-spec">(.*?)</script>', html).group(1))
     values = {p["name"].split("_")[0]: p["value"] for p in spec["params"]}
-    assert values == {"dk": 64, "heads": 4, "mask": "causal", "scaled": True}
+    assert values == {"dk": 64, "heads": 4, "kv": 4, "mask": "causal", "scaled": True}
     assert bundle["text/plain"].startswith("AttentionExplorer(")
 
 
@@ -298,10 +299,12 @@ def test_static_html_for_long_sentences_is_a_korean_note():
 # ---------------------------------------------------------------------------------------
 
 
-def browser_like_weights(grid: dict, d_k: int, heads: int, mask: str, scaled: bool) -> np.ndarray:
-    """명세의 변환(transform)이 하는 계산을 numpy로: 펼친 점수 -> 스케일 -> 마스크 -> 소프트맥스."""
+def browser_like_weights(grid: dict, d_k: int, heads: int, mask: str, scaled: bool, kv: int | None = None) -> np.ndarray:
+    """명세의 변환(transform)이 하는 계산을 numpy로: 펼친 점수 -> 스케일 -> 마스크 -> 소프트맥스.
+    키·밸류 헤드가 ``kv``개면 쿼리 헤드 h는 키 헤드 h // (heads / kv)의 행을 씁니다."""
     n, P = grid["n"], grid["P"]
-    rows = [r for r in grid["rows"] if r["dk"] == d_k and r["h"] < heads]
+    group = heads // (heads if kv is None else min(kv, heads))
+    rows = [r for r in grid["rows"] if r["dk"] == d_k and r["h"] < heads and r["g"] == r["h"] // group]
     s = np.array([r["s"] for r in sorted(rows, key=lambda r: r["h"])], dtype=np.float64).reshape(heads, P, P)
     L = P if "padding" in mask else n
     s = s[:, :L, :L] * (1 / math.sqrt(d_k) if scaled else 1.0)
@@ -331,12 +334,14 @@ def test_static_spec_is_valid_vega_lite_and_fits_the_budget():
     tokens = [f"토큰{i}" for i in range(STATIC_MAX_TOKENS)]  # 가장 큰 문장
     grid = static_grid(tokens, 0)
     assert grid["P"] == padded_length(STATIC_MAX_TOKENS)
-    assert len(grid["rows"]) == len(DK_CHOICES) * MAX_HEADS
+    pairs = {(h, h >> shift) for h in range(MAX_HEADS) for shift in range(MAX_HEADS.bit_length())}
+    assert len(grid["rows"]) == len(DK_CHOICES) * len(pairs) == len(DK_CHOICES) * 65
     spec = explorer_spec(grid, d_k=64, num_heads=8, mask="padding", scaled=False)
     altair.VConcatChart.from_dict(spec, validate=True)  # Altair에 든 Vega-Lite 스키마로 검사
     html = explorer_html(tokens, 0)
     data = re.search(r'-spec">(.*?)</script>', html).group(1).encode("utf-8")
-    assert len(data) < 500_000, f"탐색기 데이터 {len(data):,} 바이트 (예산 500 KB)"
+    # 예산은 전송량(gzip)으로: 점수는 무작위에 가까워 잘 줄지 않고, 글 요약은 잘 줄어듭니다.
+    assert len(gzip.compress(data)) < 250_000, f"탐색기 데이터 gzip {len(gzip.compress(data)):,} 바이트 (예산 250 KB)"
     meta = json.loads(re.search(r'class="attn-explorer-meta">(.*?)</script>', html).group(1))
     assert meta["data_bytes"] == len(data)
 
@@ -396,3 +401,95 @@ def test_png_encoder_writes_the_canvas_pixels_exactly():
     np.testing.assert_array_equal(decoded, pixels[:, :, :3])
     tiny = np.random.default_rng(0).integers(0, 256, (3, 5, 4), dtype=np.uint8)
     np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(_png_rgb(tiny)))), tiny[:, :, :3])
+
+
+# ---------------------------------------------------------------------------------------
+# 키·밸류 헤드를 나눈 탐색기 (그룹 쿼리 어텐션)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("heads, kv", [(8, 2), (8, 1), (6, 3), (16, 4), (4, 4)])
+def test_kv_heads_give_attn_lib_gqa_weights(heads, kv):
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=heads, num_kv_heads=kv, d_k=32, mask="causal")
+    assert ex.query.shape[0] == heads and ex.key.shape[0] == kv
+    value = torch.zeros(kv, ex.key.shape[1], 1)
+    _, lib = scaled_dot_product_attention(ex.query, ex.key, value, ex.attn_mask, enable_gqa=kv != heads)
+    torch.testing.assert_close(ex.weights, lib)
+    # PyTorch의 enable_gqa와 같은 짝: 쿼리 헤드 h는 키 헤드 h // (H / Hkv)
+    repeated = ex.key.repeat_interleave(heads // kv, dim=0)  # (Hkv, S, Dh) -> (H, S, Dh)
+    torch.testing.assert_close(ex.weights, reference_weights(ex.query, repeated, "causal", 5, True),
+                               atol=1e-5, rtol=1e-4)
+    # 키 헤드 g의 키는 헤드 g의 키 (포개짐): 보통의 탐색기의 앞쪽 kv개 키와 같음
+    full = AttentionExplorer(tokens=SENTENCE, num_heads=heads, d_k=32)
+    torch.testing.assert_close(ex.key, full.key[:kv])
+    if kv < heads:
+        assert not torch.allclose(ex.weights, full.weights)
+
+
+def test_kv_control_offers_exactly_the_divisors_and_follows_the_head_count():
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=12, num_kv_heads=4)
+    assert tuple(ex.controls["num_kv_heads"].options) == (1, 2, 3, 4, 6, 12)
+    ex.controls["num_heads"].value = 8  # 4는 8을 나누므로 그대로
+    assert (ex.state["num_heads"], ex.state["num_kv_heads"]) == (8, 4)
+    assert tuple(ex.controls["num_kv_heads"].options) == (1, 2, 4, 8)
+    ex.controls["num_heads"].value = 6  # 4는 6을 나누지 않음 -> 헤드 수로
+    assert (ex.state["num_heads"], ex.state["num_kv_heads"], ex.error) == (6, 6, "")
+    ex.controls["num_heads"].value = 16  # 멀티헤드였으면 헤드 수를 따라감
+    assert ex.state["num_kv_heads"] == 16
+    state = ex.set(num_kv_heads=5)  # 나누지 않는 값은 한국어 안내, 그림은 그대로
+    assert "KV 헤드 수" in state["error"] and ex.state["num_kv_heads"] == 16
+    with pytest.raises(ValueError, match="KV 헤드 수"):
+        AttentionExplorer(tokens=SENTENCE, num_heads=4, num_kv_heads=3)
+
+
+def test_kv_readout_matches_the_formula_and_a_filled_kv_cache():
+    from attn_lib import KVCache
+    from attn_lib.explorer import kv_cache_bytes_per_token
+    from attn_lib.explorer.live import kv_readout
+
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=8, num_kv_heads=2, d_k=64)
+    assert "2 × KV 헤드 2 × d_k 64 × 4바이트 = 1,024바이트" in ex._kv_readout.value
+    assert "헤드마다 따로 두면 4,096바이트" in kv_readout(ex.state)
+    cache = KVCache()
+    T = 7
+    cache.update(torch.zeros(1, 2, T, 64), torch.zeros(1, 2, T, 64))  # (B, Hkv, S, Dh) float32
+    assert cache.nbytes == T * kv_cache_bytes_per_token(2, 64)
+
+
+def test_kv_groups_are_titled_and_coloured_in_the_live_figure():
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=4, num_kv_heads=2)
+    figure = ex._figure(4, ex.shown_tokens(), 2)
+    titles = [ax.get_title() for ax in figure.heat_axes]
+    assert titles == ["헤드 0 · KV 그룹 0", "헤드 1 · KV 그룹 0", "헤드 2 · KV 그룹 1", "헤드 3 · KV 그룹 1"]
+    colors = [ax.title.get_color() for ax in figure.heat_axes]
+    assert colors[0] == colors[1] != colors[2] == colors[3]
+    assert [ax.get_title() for ax in ex._figure(4, ex.shown_tokens(), 4).heat_axes][0] == "헤드 0"
+
+
+def test_static_grid_reproduces_attn_lib_gqa_at_random_grid_points():
+    tokens = SENTENCE.split()
+    grid = static_grid(tokens, 0)
+    model = ExplorerModel(0)
+    rng = random.Random(1)
+    for i in range(16):
+        heads = rng.choice([2, 4, 8, 16])
+        kv = rng.choice([k for k in STATIC_HEADS if k < heads])
+        d_k, mask, scaled = rng.choice(DK_CHOICES), MASKS[i % 4], i % 8 < 4
+        shown = grid["tokens"] if "padding" in mask else tokens
+        expected, *_ = model.weights(shown, d_k=d_k, num_heads=heads, mask=mask, scaled=scaled, num_kv_heads=kv)
+        got = browser_like_weights(grid, d_k, heads, mask, scaled, kv)
+        np.testing.assert_allclose(got, expected.numpy(), atol=1e-3, err_msg=str((d_k, heads, kv, mask, scaled)))
+
+
+def test_static_summary_has_a_line_per_head_for_every_kv_setting():
+    from attn_lib.explorer import summary_key, summary_table
+    from attn_lib.viz.describe import describe_heads
+
+    tokens = SENTENCE.split()
+    table = summary_table(tokens, 0)
+    model = ExplorerModel(0)
+    for heads, kv in [(8, 2), (16, 1), (4, 2)]:
+        shift = (heads // kv).bit_length() - 1
+        rows = table["index"][summary_key(64, "causal", True, shift)][:heads]
+        weights, *_ = model.weights(tokens, d_k=64, num_heads=heads, mask="causal", scaled=True, num_kv_heads=kv)
+        assert [table["lines"][i] for i in rows] == describe_heads(weights, tokens, tokens)

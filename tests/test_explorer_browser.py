@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 import re
@@ -32,7 +33,7 @@ pytestmark = pytest.mark.browser
 
 TOC_DOCNAMES = read_toc_docnames()
 VEGA_FILES = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
-DATA_BUDGET = 500_000
+DATA_BUDGET = 250_000  # 탐색기 데이터의 전송량(gzip) 예산, 바이트
 POINTS_PER_EXPLORER = 24
 
 # 브라우저 쪽 도우미: 그려진 히트맵 칸 읽기, 조작기 바꾸기, 다시 그리는 시간 재기
@@ -61,6 +62,7 @@ PROBE_JS = """
   async function setAndRead(id, pt) {
     const view = window.__attnExplorers[id], names = meta(id).params;
     view.signal(names.dk, pt.dk).signal(names.heads, pt.heads)
+        .signal(names.kv, pt.kv === undefined ? pt.heads : pt.kv)
         .signal(names.mask, pt.mask).signal(names.scaled, pt.scaled);
     await view.runAsync();
     return read(view);
@@ -111,13 +113,17 @@ def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs
 
 def expected(meta: dict, model: ExplorerModel, pt: dict):
     tokens = shown_tokens(meta["tokens"], pt["mask"])
-    weights, *_ = model.weights(tokens, d_k=pt["dk"], num_heads=pt["heads"], mask=pt["mask"], scaled=pt["scaled"])
+    kv = min(pt.get("kv", pt["heads"]), pt["heads"])  # 헤드 수보다 큰 KV 헤드 수는 헤드 수로 봄
+    weights, *_ = model.weights(tokens, d_k=pt["dk"], num_heads=pt["heads"], mask=pt["mask"], scaled=pt["scaled"],
+                                num_kv_heads=kv)
     return weights
 
 
 def grid_points(meta: dict, rng: random.Random) -> list[dict]:
     points = [{"dk": rng.choice(meta["dk_choices"]), "heads": rng.choice(meta["heads_choices"]),
+               "kv": rng.choice(meta["heads_choices"]),
                "mask": meta["masks"][i % 4], "scaled": (i // 4) % 2 == 0} for i in range(POINTS_PER_EXPLORER)]
+    assert any(p["kv"] < p["heads"] for p in points)  # 그룹 쿼리 어텐션인 점도 있음
     assert {p["mask"] for p in points} == set(meta["masks"]) and {p["scaled"] for p in points} == {True, False}
     return points
 
@@ -142,9 +148,11 @@ def test_vega_is_served_by_the_site(html_dir: Path) -> None:
 def test_static_explorer_pages_have_no_dead_widgets_and_fit_the_budget(html_dir: Path, pages: list[str]) -> None:
     for docname in pages:
         html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
-        data = sum(len(m.encode("utf-8")) for m in re.findall(r'<script type="application/json" id="attn-explorer-[0-9a-f]+-spec">(.*?)</script>', html, re.S))
-        print(f"\n{docname}: 정적 탐색기 데이터 {data:,} 바이트 (예산 {DATA_BUDGET:,})")
-        assert 0 < data < DATA_BUDGET, f"{docname}: 탐색기 데이터 {data:,} 바이트"
+        specs = re.findall(r'<script type="application/json" id="attn-explorer-[0-9a-f]+-spec">(.*?)</script>', html, re.S)
+        raw = sum(len(m.encode("utf-8")) for m in specs)
+        data = sum(len(gzip.compress(m.encode("utf-8"))) for m in specs)
+        print(f"\n{docname}: 정적 탐색기 데이터 {raw:,} 바이트, gzip {data:,} 바이트 (예산 {DATA_BUDGET:,})")
+        assert 0 < data < DATA_BUDGET, f"{docname}: 탐색기 데이터 gzip {data:,} 바이트"
         # 탐색기 위젯(VBox, 조작기, 그림)의 상태는 페이지에서 빠져 있어야 합니다 (보이지 않는 죽은 조작기)
         state = re.search(r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', html, re.S)
         if state:
@@ -172,7 +180,7 @@ def test_explorers_draw_the_same_numbers_as_attn_lib(
             # 죽은 ipywidgets 조작기 대신 Vega 조작기: 같은 출력 안에 jupyter-widgets 가 없음
             cell = root.locator("xpath=ancestor::div[contains(@class, 'cell_output')][1]")
             assert cell.locator(".jupyter-widgets, .widget-subarea").count() == 0, f"{docname}: 죽은 위젯"
-            assert root.locator(".vega-bind").count() == 4
+            assert root.locator(".vega-bind").count() == 5
             assert root.locator("canvas").count() == 1
             model = ExplorerModel(meta["seed"])
             for pt in grid_points(meta, rng):
@@ -277,11 +285,11 @@ INPUT_CLOCK_JS = """
 
 CONTROL_STATE_JS = """
 (root) => {
-  const select = root.querySelector('select');
+  const selects = root.querySelectorAll('select');  // d_k, KV 헤드 수
   const radios = Array.from(root.querySelectorAll('input[type=radio]:checked'));
   const heads = radios.find(r => /^\\d+$/.test(r.value));
   const mask = radios.find(r => !/^\\d+$/.test(r.value));
-  return {dk: Number(select.value), heads: Number(heads.value), mask: mask.value,
+  return {dk: Number(selects[0].value), heads: Number(heads.value), kv: Number(selects[1].value), mask: mask.value,
           scaled: root.querySelector('input[type=checkbox]').checked};
 }
 """
@@ -349,7 +357,7 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
             i = choices.index(state["dk"])
             key, j = ("ArrowDown", i + 1) if i + 1 < len(choices) else ("ArrowUp", i - 1)
             state = {**state, "dk": choices[j]}
-            act("d_k (키보드)", lambda: (root.locator("select").focus(), page.keyboard.press(key)), state)
+            act("d_k (키보드)", lambda: (root.locator("select").first.focus(), page.keyboard.press(key)), state)
 
             # 2) 헤드 수: 다른 값을 마우스로 클릭
             heads = next(h for h in meta["heads_choices"] if h != state["heads"] and h <= meta["max_heads"])
@@ -374,10 +382,21 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
             state = {**state, "scaled": not state["scaled"]}
             act("스케일링 (Space)", lambda: (checkbox.focus(), page.keyboard.press("Space")), state)
 
+            # 7) 헤드 8개를 클릭하고, 8) KV 헤드 수를 2로 골라 그룹 쿼리 어텐션으로 (선택 상자에서 고르기)
+            if state["heads"] != 8:
+                state = {**state, "heads": 8}
+                act("헤드 8개 (클릭)", lambda: root.locator("label:has(> input[type=radio][value='8'])").click(), state)
+            state = {**state, "kv": 2}
+            act("KV 헤드 수 (선택)", lambda: root.locator("select").nth(1).select_option("2"), state)
+            titles = page.evaluate("(id) => window.__attnProbe.read(window.__attnExplorers[id]).texts", eid)
+            assert "헤드 3 · KV 그룹 0" in titles and "헤드 4 · KV 그룹 1" in titles, titles
+            readout = next(t for t in titles if t.startswith("KV 캐시:"))
+            assert f"KV 헤드 2 × d_k {state['dk']} × 4바이트 = {2 * 2 * state['dk'] * 4:,}바이트" in readout, readout
+
             root.screenshot(path=str(screenshot_dir / f"explorer__{docname.replace('/', '__')}__{eid}__after_input.png"))
         assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
         assert not probe.external_requests, probe.external_requests
-    assert steps_checked >= 6 * len(pages)
+    assert steps_checked >= 7 * len(pages)
     report = {name: {"n": len(v), "median_ms": statistics.median(v), "max_ms": max(v)} for name, v in timings.items()}
     print("\n입력 -> 다음 화면까지 (ms, Playwright 왕복 포함 상한):")
     for name, row in report.items():

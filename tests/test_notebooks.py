@@ -38,6 +38,17 @@ def test_notebook_is_stored_without_outputs(path):
     assert not dirty, f"{path}: 출력이 저장된 셀 {dirty} (출력을 지우고 커밋하세요)"
 
 
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS + sorted(p.relative_to(ROOT) for p in ROOT.glob("assignments/*.ipynb")),
+                         ids=str)
+def test_notebook_is_stored_in_nbformat_canonical_form(path):
+    # 셀 source 는 줄 목록, 들여쓰기 1칸: nbformat.write 가 쓰는 꼴 그대로. 스크립트로 고친 노트북이
+    # 문자열 source 로 저장되면 Jupyter 에서 저장할 때나 set_repository_url.py 가 주소를 바꿀 때
+    # 다른 줄까지 모두 바뀝니다. 고치기: nbformat.write(nbformat.read(p, 4), p)
+    raw = (ROOT / path).read_text(encoding="utf-8")
+    canonical = nbformat.writes(nbformat.reads(raw, as_version=4)) + "\n"
+    assert raw == canonical, f"{path}: nbformat 이 쓰는 꼴과 다릅니다 (nbformat.write 로 다시 저장하세요)"
+
+
 @pytest.mark.site
 @pytest.mark.parametrize("name", TOC_NOTEBOOKS)
 def test_notebook_executed_in_build_without_errors_or_stderr(name):

@@ -9,6 +9,7 @@
 - ``static``: 정적 탐색기의 HTML (명세와 불러오기 스크립트를 페이지에 실음).
 - ``tabs``: 헤드마다 탭 하나인 위젯 ``head_tabs``와 그림 -> PNG.
 - ``live_figure``: 살아 있는 탐색기의 빠른 그림 (바뀌는 칸만 픽셀로 칠함).
+- ``settings``: 살아 있는 탐색기의 설정 검사와 KV 캐시 읽기 글.
 - ``live``: 살아 있는 탐색기 ``AttentionExplorer``.
 
 viz와 핵심 모듈만 import합니다.
@@ -25,6 +26,10 @@ from .model import (
     MASKS,
     MASK_LABELS,
     PAD_TOKEN,
+    KV_BYTES_PER_ELEMENT,
+    kv_head_choices,
+    check_kv_heads,
+    kv_cache_bytes_per_token,
     ExplorerModel,
     parse_tokens,
     padded_length,
@@ -35,6 +40,7 @@ from .model import (
 from .static_data import (
     STATIC_MAX_TOKENS,
     STATIC_HEADS,
+    STATIC_SHIFTS,
     static_grid,
 )
 from .summary import (
@@ -64,6 +70,10 @@ __all__ = [
     "MASKS",
     "MASK_LABELS",
     "PAD_TOKEN",
+    "KV_BYTES_PER_ELEMENT",
+    "kv_head_choices",
+    "check_kv_heads",
+    "kv_cache_bytes_per_token",
     "ExplorerModel",
     "parse_tokens",
     "padded_length",
@@ -72,6 +82,7 @@ __all__ = [
     "single_thread",
     "STATIC_MAX_TOKENS",
     "STATIC_HEADS",
+    "STATIC_SHIFTS",
     "SATURATION_THRESHOLD",
     "static_grid",
     "param_names",

@@ -21,20 +21,21 @@ from .model import (
     MASKS,
     MAX_HEADS,
     ExplorerModel,
-    parse_tokens,
+    kv_head_choices,
     single_thread,
 )
 from .model import shown_tokens as explorer_tokens  # 메서드 shown_tokens 와 이름이 겹치지 않게
 from ..viz.describe import describe_heads
 from ..metrics import attention_entropy, saturation
 from .live_figure import _HIST_BINS, _ExplorerFigure
+from .settings import _validate, kv_readout
 from .static import explorer_html
 from .summary import summary_caption, summary_html
 
-__all__ = ["AttentionExplorer"]
+__all__ = ["AttentionExplorer", "kv_readout"]
 
 _FIGURE_CACHE = 8  # (헤드 수, 보이는 토큰)마다 그림 하나, 최근 것 몇 개만 보관
-_SETTINGS = ("tokens", "d_k", "num_heads", "mask", "scaled", "seed")
+_SETTINGS = ("tokens", "d_k", "num_heads", "num_kv_heads", "mask", "scaled", "seed")
 
 
 class AttentionExplorer:
@@ -54,6 +55,9 @@ class AttentionExplorer:
         seed: 모델 시드.
         d_k: 헤드 하나의 쿼리·키 너비 ``Dh`` (1, 2, 4, ..., 512).
         num_heads: 헤드 수 ``H`` (1~16).
+        num_kv_heads: 키·밸류 헤드 수 ``Hkv`` (``H``를 나누는 수; ``None``이면 ``H``). ``Hkv < H``면 그룹 쿼리
+            어텐션: 헤드 ``H / Hkv``개가 키 하나를 나눠 쓰고, 그림의 헤드 제목이 그룹을 색으로 보여 줍니다.
+            헤드 수를 바꿨을 때 나누어떨어지지 않으면 헤드 수로 돌아갑니다.
         mask: ``"none"``, ``"causal"``, ``"padding"``, ``"causal+padding"`` (또는 없음/인과/패딩/인과+패딩).
         scaled: ``1/sqrt(d_k)`` 스케일링 여부.
         dpi: 그림 해상도.
@@ -71,11 +75,13 @@ class AttentionExplorer:
         seed: int = 0,
         d_k: int = 64,
         num_heads: int = 4,
+        num_kv_heads: int | None = None,
         mask: str = "none",
         scaled: bool = True,
         dpi: int = 88,
     ) -> None:
         settings = _validate({"tokens": tokens, "seed": seed, "d_k": d_k, "num_heads": num_heads,
+                              "num_kv_heads": num_heads if num_kv_heads is None else num_kv_heads,
                               "mask": mask, "scaled": scaled})
         self._settings = settings
         self._dpi = dpi
@@ -91,6 +97,9 @@ class AttentionExplorer:
                                            description="d_k", style=style),
             "num_heads": widgets.IntSlider(settings["num_heads"], min=1, max=MAX_HEADS, description="헤드 수",
                                            style=style),
+            "num_kv_heads": widgets.Dropdown(options=kv_head_choices(settings["num_heads"]),
+                                             value=settings["num_kv_heads"], description="KV 헤드 수", style=style,
+                                             layout=widgets.Layout(width="11em")),
             "mask": widgets.ToggleButtons(options=[(MASK_LABELS[m], m) for m in MASKS], value=settings["mask"],
                                           description="마스크", style={**style, "button_width": "6.5em"}),
             "scaled": widgets.Checkbox(settings["scaled"], description="1/√d_k 스케일링", indent=False),
@@ -100,6 +109,7 @@ class AttentionExplorer:
         for control in self.controls.values():
             control.observe(self._on_control, names="value")
         self._message = widgets.HTML("")
+        self._kv_readout = widgets.HTML("")  # KV 캐시 바이트 읽기 (정적 탐색기와 같은 글)
         # 그림 아래의 글 요약 (헤드마다 describe_heads 한 줄, 정적 탐색기와 같은 모양)
         self._summary = widgets.HTML("", layout=widgets.Layout(max_width="100%"))
         # align_self: VBox(세로 flex)가 그림을 칸 너비로 늘려 흐리게 만들지 않도록 원래 크기로
@@ -108,8 +118,8 @@ class AttentionExplorer:
         c = self.controls
         self.widget = widgets.VBox([
             widgets.HBox([c["tokens"], c["seed"]]),
-            widgets.HBox([c["d_k"], c["num_heads"], c["scaled"]]),
-            c["mask"], self._message, self._image, self._summary,
+            widgets.HBox([c["d_k"], c["num_heads"], c["num_kv_heads"], c["scaled"]]),
+            c["mask"], self._message, self._image, self._kv_readout, self._summary,
         ])
         self._redraw()
 
@@ -160,7 +170,7 @@ class AttentionExplorer:
         model = self._model if s["seed"] == self._model.seed else ExplorerModel(s["seed"])
         tokens = explorer_tokens(s["tokens"], s["mask"])
         weights, _, _, _ = model.weights(tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"],
-                                         scaled=s["scaled"])
+                                         scaled=s["scaled"], num_kv_heads=s["num_kv_heads"])
         return weights
 
     def _redraw(self) -> None:
@@ -169,7 +179,8 @@ class AttentionExplorer:
             self._model = ExplorerModel(s["seed"])
         tokens = self.shown_tokens()
         weights, query, key, attn_mask = self._model.weights(
-            tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"], scaled=s["scaled"])
+            tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"], scaled=s["scaled"],
+            num_kv_heads=s["num_kv_heads"])
         self.weights, self.query, self.key, self.attn_mask = weights, query, key, attn_mask
         w = weights.numpy()
         allowed = np.ones(w.shape, dtype=bool) if attn_mask is None else np.broadcast_to(attn_mask.numpy(), w.shape)
@@ -177,17 +188,19 @@ class AttentionExplorer:
         with single_thread():
             share, entropy = float(saturation(weights)), float(attention_entropy(weights).mean())
         stats = f"포화 행 {share:.0%}, 평균 엔트로피 {entropy:.2f} nat"
-        self._image.value = self._figure(s["num_heads"], tokens).render(w, counts, stats)
+        self._image.value = self._figure(s["num_heads"], tokens, s["num_kv_heads"]).render(w, counts, stats)
         self.summary = describe_heads(w, tokens, tokens)
-        self._summary.value = summary_html(summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"]),
-                                           self.summary)
+        self._summary.value = summary_html(
+            summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"], s["num_kv_heads"]), self.summary)
+        self._kv_readout.value = f'<p class="attn-explorer-kv">{html.escape(kv_readout(s))}</p>'
 
-    def _figure(self, num_heads: int, tokens: list[str]) -> _ExplorerFigure:
-        key = (num_heads, tuple(tokens))
+    def _figure(self, num_heads: int, tokens: list[str], num_kv_heads: int | None = None) -> _ExplorerFigure:
+        num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        key = (num_heads, tuple(tokens), num_kv_heads)
         if key in self._figures:
             self._figures.move_to_end(key)
         else:
-            self._figures[key] = _ExplorerFigure(num_heads, tokens, self._dpi)
+            self._figures[key] = _ExplorerFigure(num_heads, tokens, self._dpi, num_kv_heads)
             while len(self._figures) > _FIGURE_CACHE:
                 self._figures.popitem(last=False)
         return self._figures[key]
@@ -202,8 +215,11 @@ class AttentionExplorer:
 
         잘못된 값이면 아무것도 바꾸지 않고 위젯에 한국어 안내를 띄웁니다(예외 없음).
 
+        ``num_heads``만 바꾸면, 지금이 보통의 멀티헤드 어텐션(``num_kv_heads == num_heads``)이었거나 지금의
+        ``num_kv_heads``가 새 헤드 수를 나누지 않을 때 ``num_kv_heads``가 새 헤드 수를 따라갑니다.
+
         Args:
-            **changes: ``tokens``, ``d_k``, ``num_heads``, ``mask``, ``scaled``, ``seed`` 중 일부.
+            **changes: ``tokens``, ``d_k``, ``num_heads``, ``num_kv_heads``, ``mask``, ``scaled``, ``seed`` 중 일부.
 
         Returns:
             새 상태 (``state``와 같음; 잘못된 값이면 ``error``에 안내).
@@ -217,8 +233,13 @@ class AttentionExplorer:
         unknown = sorted(set(changes) - set(_SETTINGS))
         if unknown:
             raise TypeError(f"AttentionExplorer.set이 모르는 설정 {unknown}. 쓸 수 있는 이름: {list(_SETTINGS)}")
+        merged = {**self._settings, **changes}
+        old_heads, old_kv, heads = self._settings["num_heads"], self._settings["num_kv_heads"], merged["num_heads"]
+        if "num_kv_heads" not in changes and isinstance(heads, int) and heads > 0 and \
+                (old_kv == old_heads or heads % old_kv != 0):
+            merged["num_kv_heads"] = heads  # 멀티헤드였거나 나누어떨어지지 않으면 새 헤드 수를 따라감
         try:
-            settings = _validate({**self._settings, **changes})
+            settings = _validate(merged)
         except (TypeError, ValueError) as exc:
             if "tokens" in changes and isinstance(changes["tokens"], str):
                 self._set_controls({"tokens": changes["tokens"]})  # 잘못 적은 글을 그대로 보여 줌
@@ -234,6 +255,10 @@ class AttentionExplorer:
     def _set_controls(self, values: dict) -> None:
         self._suspended = True
         try:
+            if "num_heads" in values:  # KV 헤드 수의 선택지는 헤드 수의 약수 (값보다 먼저 바꿈)
+                choices = kv_head_choices(values["num_heads"])
+                if tuple(self.controls["num_kv_heads"].options) != choices:
+                    self.controls["num_kv_heads"].options = choices
             for name, value in values.items():
                 self.controls[name].value = value
         finally:
@@ -243,6 +268,8 @@ class AttentionExplorer:
         if self._suspended:
             return
         values = {name: control.value for name, control in self.controls.items()}
+        if change.get("owner") is self.controls["num_heads"]:
+            values.pop("num_kv_heads")  # 헤드 수를 바꾸면 KV 헤드 수는 set이 맞춤 (나누지 않으면 헤드 수로)
         try:
             self.set(**values)
         except Exception as exc:  # 위젯 콜백에서는 어떤 예외도 노트북으로 올려 보내지 않습니다
@@ -252,37 +279,14 @@ class AttentionExplorer:
     def __repr__(self) -> str:
         s = self._settings
         return (f"AttentionExplorer(tokens={' '.join(s['tokens'])!r}, seed={s['seed']}, d_k={s['d_k']}, "
-                f"num_heads={s['num_heads']}, mask={s['mask']!r}, scaled={s['scaled']})")
+                f"num_heads={s['num_heads']}, num_kv_heads={s['num_kv_heads']}, mask={s['mask']!r}, "
+                f"scaled={s['scaled']})")
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         """Jupyter는 위젯 보기를, 웹사이트(myst-nb, text/html 우선)는 정적 탐색기를 고릅니다."""
         bundle = self.widget._repr_mimebundle_(**kwargs)
         s = self._settings
         bundle["text/html"] = explorer_html(s["tokens"], s["seed"], d_k=s["d_k"], num_heads=s["num_heads"],
-                                            mask=s["mask"], scaled=s["scaled"])
+                                            mask=s["mask"], scaled=s["scaled"], num_kv_heads=s["num_kv_heads"])
         bundle["text/plain"] = repr(self)
         return bundle
-
-
-def _validate(settings: dict) -> dict:
-    """탐색기 설정을 검사하고 정규화합니다 (잘못되면 한국어 ValueError/TypeError)."""
-    out = dict(settings)
-    out["tokens"] = tuple(parse_tokens(settings["tokens"]))
-    d_k = settings["d_k"]
-    if isinstance(d_k, bool) or d_k not in DK_CHOICES:
-        raise ValueError(f"d_k는 {', '.join(map(str, DK_CHOICES))} 중 하나여야 하는데 {d_k!r}이(가) 들어왔습니다.")
-    heads = settings["num_heads"]
-    if isinstance(heads, bool) or not isinstance(heads, int) or not 1 <= heads <= MAX_HEADS:
-        raise ValueError(f"헤드 수는 1~{MAX_HEADS} 사이의 정수여야 하는데 {heads!r}이(가) 들어왔습니다.")
-    mask = {label: name for name, label in MASK_LABELS.items()}.get(settings["mask"], settings["mask"])
-    if mask not in MASKS:
-        raise ValueError(f"마스크는 {', '.join(MASKS)} (없음/인과/패딩/인과+패딩) 중 하나여야 하는데 "
-                         f"{settings['mask']!r}이(가) 들어왔습니다.")
-    out["mask"] = mask
-    if not isinstance(settings["scaled"], (bool, np.bool_)):
-        raise ValueError(f"scaled는 True 또는 False여야 하는데 {settings['scaled']!r}이(가) 들어왔습니다.")
-    out["scaled"] = bool(settings["scaled"])
-    seed = settings["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-        raise ValueError(f"시드는 0 이상 2^31 미만의 정수여야 하는데 {seed!r}이(가) 들어왔습니다.")
-    return out

@@ -35,8 +35,9 @@ class _ExplorerFigure:
     칸마다 글자를 적지 않습니다(칸 하나에 약 0.5 ms). 지금 설정은 그림 위의 조작기가 보여 줍니다.
     """
 
-    def __init__(self, num_heads: int, labels: Sequence[str], dpi: int) -> None:
+    def __init__(self, num_heads: int, labels: Sequence[str], dpi: int, num_kv_heads: int | None = None) -> None:
         H, L = num_heads, len(labels)
+        group = H // (H if num_kv_heads is None else num_kv_heads)  # 그룹 크기 G: 헤드 G개가 키·밸류 하나를 나눠 씀
         ncols = min(H, 4)
         nrows = -(-H // ncols)
         panel = max(1.6, 0.12 * L + 0.3)  # 인치: 토큰 16개면 칸 하나가 dpi 88에서 약 12픽셀
@@ -54,7 +55,11 @@ class _ExplorerFigure:
             ax.imshow(np.zeros((L, L)), cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0, aspect="auto",
                       interpolation="nearest", animated=True)
             ax.set_box_aspect(1)  # 칸은 정사각형
-            ax.set_title(f"헤드 {h}", fontsize=10, pad=3)
+            if group == 1:
+                ax.set_title(f"헤드 {h}", fontsize=10, pad=3)
+            else:  # 같은 키·밸류를 쓰는 헤드 묶음을 번갈아 다른 색으로 (그룹이 눈에 보이게)
+                ax.set_title(f"헤드 {h} · KV 그룹 {h // group}", fontsize=10, pad=3, fontweight="bold",
+                             color=PALETTE[0] if (h // group) % 2 == 0 else PALETTE[1])
             bottom, left = h + ncols >= H, h % ncols == 0
             ax.set_xticks(range(L), labels if bottom else [], rotation=angle, ha="right" if angle < 90 else "center",
                           fontsize=tick_size)

@@ -41,6 +41,10 @@ __all__ = [
     "MASKS",
     "MASK_LABELS",
     "PAD_TOKEN",
+    "KV_BYTES_PER_ELEMENT",
+    "kv_head_choices",
+    "check_kv_heads",
+    "kv_cache_bytes_per_token",
     "ExplorerModel",
     "parse_tokens",
     "padded_length",
@@ -65,6 +69,41 @@ MASKS = ("none", "causal", "padding", "causal+padding")
 MASK_LABELS = {"none": "없음", "causal": "인과", "padding": "패딩", "causal+padding": "인과+패딩"}
 #: 패딩 토큰
 PAD_TOKEN = "[PAD]"
+#: KV 캐시 바이트를 셀 때의 원소 하나 크기 (탐색기는 float32로 계산)
+KV_BYTES_PER_ELEMENT = 4
+
+
+def kv_head_choices(num_heads: int) -> tuple[int, ...]:
+    """헤드 수 ``H``를 나누어떨어뜨리는 키·밸류 헤드 수 ``Hkv``들 (1, ..., H). ``H``면 보통의 멀티헤드 어텐션.
+
+    Shape:
+        - 반환: 오름차순 튜플
+    """
+    return tuple(d for d in range(1, num_heads + 1) if num_heads % d == 0)
+
+
+def check_kv_heads(num_heads: int, num_kv_heads: int) -> int:
+    """``num_kv_heads``가 ``num_heads``를 나누는 1 이상의 정수인지 확인합니다 (한국어 ValueError).
+
+    Shape:
+        - 반환: ``num_kv_heads`` 그대로
+    """
+    if isinstance(num_kv_heads, bool) or not isinstance(num_kv_heads, int) or num_kv_heads < 1 \
+            or num_heads % num_kv_heads != 0:
+        raise ValueError(f"KV 헤드 수는 헤드 수 {num_heads}를 나누어떨어뜨리는 수({', '.join(map(str, kv_head_choices(num_heads)))}) "
+                         f"중 하나여야 하는데 {num_kv_heads!r}이(가) 들어왔습니다.")
+    return num_kv_heads
+
+
+def kv_cache_bytes_per_token(num_kv_heads: int, d_k: int, bytes_per_element: int = KV_BYTES_PER_ELEMENT) -> int:
+    """층 하나, 토큰 하나가 KV 캐시에 더하는 바이트: 키와 밸류 2개 x ``Hkv`` x ``Dh`` x 원소 바이트.
+
+    탐색기는 밸류 너비를 키 너비와 같게(``Dv = Dh = d_k``) 칩니다. ``attn_lib.KVCache.nbytes``를 토큰 수로 나눈 값과 같습니다.
+
+    Shape:
+        - 반환: 파이썬 정수
+    """
+    return 2 * num_kv_heads * d_k * bytes_per_element
 
 
 def parse_tokens(tokens: str | Sequence[str]) -> list[str]:
@@ -190,33 +229,45 @@ class ExplorerModel:
                 for t in tokens]
         return torch.stack(rows)  # L x (E0,) -> (L, E0)
 
-    def queries_keys(self, tokens: Sequence[str], d_k: int, num_heads: int) -> tuple[Tensor, Tensor]:
-        """앞쪽 ``num_heads``개 헤드, 앞쪽 ``d_k``칸의 쿼리와 키.
+    def queries_keys(
+        self, tokens: Sequence[str], d_k: int, num_heads: int, num_kv_heads: int | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """앞쪽 ``num_heads``개 헤드의 쿼리와 앞쪽 ``num_kv_heads``개 헤드의 키, 앞쪽 ``d_k``칸.
+
+        그룹 쿼리 어텐션(``num_kv_heads < num_heads``)에서도 포개짐을 지키려고, 키·밸류 헤드 ``g``의 키는
+        헤드 ``g``의 키(``W_k[g]``)입니다. 쿼리 헤드 ``h``는 키·밸류 헤드 ``h // (H / Hkv)``를 씁니다
+        (``repeat_kv``, PyTorch ``enable_gqa``와 같은 짝). 탐색기는 가중치만 그리므로 밸류는 만들지 않습니다.
 
         Shape:
-            - 반환: ``(query, key)``, 각각 ``(H, L, Dh)`` (``H = num_heads``, ``Dh = d_k``)
+            - 반환: ``(query, key)``, ``(H, L, Dh)``와 ``(Hkv, S, Dh)`` (``Dh = d_k``, ``Hkv`` 기본값 ``H``)
         """
         if not 1 <= d_k <= MAX_DK or not 1 <= num_heads <= MAX_HEADS:
             raise ValueError(f"d_k는 1~{MAX_DK}, num_heads는 1~{MAX_HEADS}여야 하는데 {d_k}, {num_heads}입니다.")
+        num_kv_heads = num_heads if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
         x = self.embed(tokens)  # (L, E0)
         query = x @ self.W_q[:num_heads, :, :d_k]  # (L, E0) @ (H, E0, Dh) -> (H, L, Dh)
-        key = x @ self.W_k[:num_heads, :, :d_k]  # (L, E0) @ (H, E0, Dh) -> (H, S, Dh)
+        key = x @ self.W_k[:num_kv_heads, :, :d_k]  # (L, E0) @ (Hkv, E0, Dh) -> (Hkv, S, Dh)
         return query, key
 
-    def raw_scores(self, tokens: Sequence[str], d_k: int) -> Tensor:
-        """스케일링과 마스크 전의 내적 ``Q K^T``, 모든 ``MAX_HEADS``개 헤드.
+    def raw_scores(self, tokens: Sequence[str], d_k: int, shift: int = 0) -> Tensor:
+        """스케일링과 마스크 전의 내적, 모든 ``MAX_HEADS``개 쿼리 헤드: 헤드 ``h``의 쿼리와 키 헤드 ``h >> shift``.
+
+        ``shift = log2(H / Hkv)``입니다 (0이면 보통의 멀티헤드 어텐션 ``Q_h K_h^T``). 헤드 수가 2의 거듭제곱이면
+        그룹 크기 ``G = 2^shift``이고 ``h // G = h >> shift``입니다.
 
         Shape:
             - 반환: ``(MAX_HEADS, L, S)``
         """
         with single_thread():
             query, key = self.queries_keys(tokens, d_k, MAX_HEADS)
+            key = key[torch.arange(MAX_HEADS) >> shift]  # (H, S, Dh): 헤드 h 자리에 키 헤드 h >> shift
             return query @ key.transpose(-2, -1)  # (H, L, Dh) @ (H, Dh, S) -> (H, L, S)
 
     def weights(
-        self, tokens: Sequence[str], *, d_k: int, num_heads: int, mask: str, scaled: bool
+        self, tokens: Sequence[str], *, d_k: int, num_heads: int, mask: str, scaled: bool,
+        num_kv_heads: int | None = None,
     ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
-        """``scaled_dot_product_attention``으로 어텐션 가중치를 계산합니다.
+        """``scaled_dot_product_attention``으로 어텐션 가중치를 계산합니다 (``Hkv < H``면 ``enable_gqa=True``).
 
         ``tokens``는 보이는 토큰 그대로입니다(패딩 마스크면 ``[PAD]`` 포함).
 
@@ -224,16 +275,18 @@ class ExplorerModel:
             ``(weights, query, key, attn_mask)``.
 
         Shape:
-            - weights: ``(H, L, S)``
-            - query, key: ``(H, L, Dh)``, ``(H, S, Dh)``
+            - weights: ``(H, L, S)`` (쿼리 헤드마다)
+            - query, key: ``(H, L, Dh)``, ``(Hkv, S, Dh)``
             - attn_mask: ``None`` 또는 ``(H, L, S)``로 브로드캐스트되는 bool 마스크
         """
         tokens = list(tokens)
         n = sum(t != PAD_TOKEN for t in tokens)
+        num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
         with single_thread():
-            query, key = self.queries_keys(tokens, d_k, num_heads)
+            query, key = self.queries_keys(tokens, d_k, num_heads, num_kv_heads)
             attn_mask = explorer_mask(mask, len(tokens), n)
-            value = torch.zeros(len(tokens), 1)  # (S, 1): 출력은 쓰지 않고 가중치만 봅니다
+            value = torch.zeros(num_kv_heads, len(tokens), 1)  # (Hkv, S, 1): 출력은 쓰지 않고 가중치만 봅니다
             scale = None if scaled else 1.0
-            _, attn_weights = scaled_dot_product_attention(query, key, value, attn_mask, scale=scale)
+            _, attn_weights = scaled_dot_product_attention(query, key, value, attn_mask, scale=scale,
+                                                           enable_gqa=num_kv_heads != num_heads)
         return attn_weights, query, key, attn_mask

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from .model import DK_CHOICES, MASK_LABELS, MASKS
+from .model import DK_CHOICES, KV_BYTES_PER_ELEMENT, MASK_LABELS, MASKS
 from .static_data import STATIC_HEADS, _static_heads
 
 __all__ = ["SATURATION_THRESHOLD", "param_names", "explorer_spec"]
@@ -31,22 +31,25 @@ def param_names(key: str) -> dict[str, str]:
     Shape:
         - 해당 없음 (이름 사전)
     """
-    return {p: f"{p}_{key}" for p in ("dk", "heads", "mask", "scaled")}
+    return {p: f"{p}_{key}" for p in ("dk", "heads", "kv", "mask", "scaled")}
 
 
 def explorer_spec(
-    grid: dict, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True, key: str = "0"
+    grid: dict, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True, key: str = "0",
+    num_kv_heads: int | None = None,
 ) -> dict:
     """정적 탐색기의 Vega-Lite 명세 (JSON으로 바꿀 수 있는 사전).
 
-    조작기(bound params): ``dk``(선택), ``heads``(라디오), ``mask``(라디오, 한국어 이름),
-    ``scaled``(체크박스). 맨 위의 변환(transform)이 고른 격자점의 점수를 펴고, 스케일링, 마스크,
+    조작기(bound params): ``dk``(선택), ``heads``(라디오), ``kv``(선택: 키·밸류 헤드 수, 헤드 수보다 크면
+    헤드 수로 봄), ``mask``(라디오, 한국어 이름), ``scaled``(체크박스). 헤드 수가 2의 거듭제곱이므로 그보다 작은
+    2의 거듭제곱은 모두 헤드 수를 나눕니다. 쿼리 헤드 ``h``는 키 헤드 ``floor(h / (H / Hkv))``의 점수 행을 씁니다. 맨 위의 변환(transform)이 고른 격자점의 점수를 펴고, 스케일링, 마스크,
     소프트맥스를 계산합니다. 히트맵(헤드별 facet)과 포화 히스토그램이 그 결과를 같이 씁니다.
     계산된 가중치는 히트맵 칸마다 필드 ``h, q, k, w``로 있습니다.
 
     Args:
         grid: ``static_grid``의 결과.
         d_k, num_heads, mask, scaled: 처음 보일 설정 (헤드 수는 1, 2, 4, 8, 16 중 그 이하인 가장 큰 값).
+        num_kv_heads: 처음 보일 키·밸류 헤드 수 (``None``이면 헤드 수).
         key: 조작기 이름에 붙일 꼬리표 (``param_names``).
 
     Returns:
@@ -60,20 +63,26 @@ def explorer_spec(
     n, P = grid["n"], grid["P"]
     labels = json.dumps(grid["tokens"], ensure_ascii=False)  # 표현식 안의 배열 상수
     names = param_names(key)
-    dk, heads, mask_, scaled_ = names["dk"], names["heads"], names["mask"], names["scaled"]
+    dk, heads, mask_, scaled_, kv = names["dk"], names["heads"], names["mask"], names["scaled"], names["kv"]
+    heads0 = _static_heads(num_heads)
+    kv0 = heads0 if num_kv_heads is None else max(h for h in STATIC_HEADS if h <= min(num_kv_heads, heads0))
+    kv_eff = f"min({kv}, {heads})"  # 고른 KV 헤드 수가 헤드 수보다 크면 헤드 수 (보통의 멀티헤드)
+    group = f"({heads} / {kv_eff})"  # 그룹 크기 G = H / Hkv
     causal, padding = f"indexof({mask_}, 'causal') >= 0", f"indexof({mask_}, 'padding') >= 0"
     params = [
         {"name": dk, "value": d_k, "bind": {"input": "select", "options": list(DK_CHOICES), "name": "d_k "}},
-        {"name": heads, "value": _static_heads(num_heads),
+        {"name": heads, "value": heads0,
          "bind": {"input": "radio", "options": list(STATIC_HEADS), "name": "헤드 수 "}},
+        {"name": kv, "value": kv0,
+         "bind": {"input": "select", "options": list(STATIC_HEADS), "name": "KV 헤드 수 "}},
         {"name": mask_, "value": mask, "bind": {"input": "radio", "options": list(MASKS),
                                                 "labels": [MASK_LABELS[m] for m in MASKS], "name": "마스크 "}},
         {"name": scaled_, "value": bool(scaled), "bind": {"input": "checkbox", "name": "1/√d_k 스케일링 "}},
     ]
     cell_px = max(10, min(14, 112 // P))  # 히트맵 칸 하나의 픽셀 크기 (4열이 본문 폭에 들도록)
     transform = [
-        # 고른 d_k의 앞쪽 heads개 헤드만 펼칩니다.
-        {"filter": f"datum.dk == {dk} && datum.h < {heads}"},
+        # 고른 d_k의 앞쪽 heads개 쿼리 헤드와, 각 쿼리 헤드가 쓰는 키 헤드 floor(h / G)의 점수만 펼칩니다.
+        {"filter": f"datum.dk == {dk} && datum.h < {heads} && datum.g == floor(datum.h / {group})"},
         {"flatten": ["s"]},
         # s는 (쿼리, 키) 행 우선 순서: 펼친 뒤 헤드 안에서 몇 번째 값인지(row_number, 1부터)로 위치를
         # 되찾습니다. (Vega의 window는 정렬 기준이 없으면 튜플이 만들어진 순서, 곧 배열 순서를 씁니다.)
@@ -98,7 +107,13 @@ def explorer_spec(
     token_axis = {"labelExpr": f"{labels}[datum.value]", "labelFontSize": 10}
     heatmaps = {
         "facet": {"field": "h", "type": "ordinal", "title": None,
-                  "header": {"labelExpr": "'헤드 ' + datum.value", "labelFontSize": 11}},
+                  "header": {"labelExpr": f"'헤드 ' + datum.value + ({kv_eff} < {heads} ? ' · KV 그룹 ' "
+                                          f"+ floor(datum.value / {group}) : '')",
+                             "labelFontSize": 11,
+                             # 같은 키·밸류를 쓰는 헤드 묶음(그룹)마다 번갈아 다른 색 (그룹이 눈에 보이게)
+                             "labelColor": {"expr": f"{kv_eff} < {heads} && floor(datum.value / {group}) % 2 == 1 "
+                                                    "? '#D55E00' : '#0072B2'"},
+                             "labelFontWeight": "bold"}},
         "columns": 4,
         "spec": {
             "width": {"step": cell_px}, "height": {"step": cell_px},
@@ -143,6 +158,19 @@ def explorer_spec(
                 "mark": {"type": "text", "align": "left", "baseline": "bottom", "fontSize": 12,
                          "fontWeight": "bold", "dy": -8},
                 "encoding": {"text": {"field": "label"}, "x": {"value": 0}, "y": {"value": 0}},
+            },
+            {
+                # KV 캐시 읽기: 토큰 하나, 층 하나가 캐시에 더하는 바이트 (model.kv_cache_bytes_per_token)
+                "transform": [
+                    {"filter": "datum.k == 0 && datum.q == 0 && datum.h == 0"},
+                    {"calculate": (f"'KV 캐시: 토큰 하나, 층 하나에 2 × KV 헤드 ' + {kv_eff} + ' × d_k ' + {dk} + ' × "
+                                   f"{KV_BYTES_PER_ELEMENT}바이트 = ' + format(2 * {kv_eff} * {dk} * {KV_BYTES_PER_ELEMENT}, ',') "
+                                   f"+ '바이트 (float32; 헤드마다 따로 두면 ' + format(2 * {heads} * {dk} * "
+                                   f"{KV_BYTES_PER_ELEMENT}, ',') + '바이트)'"),
+                     "as": "kvlabel"},
+                ],
+                "mark": {"type": "text", "align": "left", "baseline": "top", "fontSize": 11, "dy": 40},
+                "encoding": {"text": {"field": "kvlabel"}, "x": {"value": 0}, "y": {"value": 140}},
             },
         ],
     }

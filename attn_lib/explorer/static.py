@@ -77,7 +77,9 @@ _LOADER_JS = """
     function update() {
       var dk = view.signal(names.dk), heads = Number(view.signal(names.heads));
       var mask = view.signal(names.mask), scaled = view.signal(names.scaled);
-      var key = dk + "|" + mask + "|" + (scaled ? 1 : 0);
+      var kv = Math.min(Number(view.signal(names.kv)), heads);
+      var shift = Math.round(Math.log2(heads / kv));  // 그룹 크기 G = H / Hkv = 2^shift
+      var key = dk + "|" + mask + "|" + (scaled ? 1 : 0) + (shift ? "|" + shift : "");
       var rows = table.index[key];
       if (!rows) { return; }
       var list = summaryBox.querySelector(".attn-explorer-summary-list");
@@ -88,8 +90,8 @@ _LOADER_JS = """
       });
       list.replaceChildren.apply(list, items);
       // summary_caption()과 같은 글
-      var caption = "헤드별 요약 (d_k = " + dk + ", 헤드 " + heads + "개, 마스크 " + meta.mask_labels[mask]
-        + ", 스케일링 " + (scaled ? "켬" : "끔") + ")";
+      var caption = "헤드별 요약 (d_k = " + dk + ", 헤드 " + heads + "개" + (kv < heads ? ", KV 헤드 " + kv + "개" : "")
+        + ", 마스크 " + meta.mask_labels[mask] + ", 스케일링 " + (scaled ? "켬" : "끔") + ")";
       summaryBox.querySelector(".attn-explorer-summary-caption").textContent = caption;
       summaryBox.setAttribute("data-key", key + "|" + heads);
       var canvas = root.querySelector(".attn-explorer-view canvas");
@@ -100,7 +102,7 @@ _LOADER_JS = """
         canvas.setAttribute("aria-describedby", summaryBox.id);
       }
     }
-    [names.dk, names.heads, names.mask, names.scaled].forEach(function (n) {
+    [names.dk, names.heads, names.kv, names.mask, names.scaled].forEach(function (n) {
       view.addSignalListener(n, function () { update(); });
     });
     update();
@@ -164,7 +166,8 @@ def _script_json(value: object) -> str:
 
 
 def explorer_html(
-    tokens: Sequence[str], seed: int, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True
+    tokens: Sequence[str], seed: int, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True,
+    num_kv_heads: int | None = None,
 ) -> str:
     """정적 탐색기 HTML 한 덩어리: 조작기 자리, 그림 자리, 명세(JSON), 불러오기 스크립트.
 
@@ -174,12 +177,14 @@ def explorer_html(
         tokens: 실제 토큰.
         seed: 모델 시드.
         d_k, num_heads, mask, scaled: 처음 보일 설정.
+        num_kv_heads: 처음 보일 키·밸류 헤드 수 (``None``이면 헤드 수).
 
     Returns:
         노트북 출력의 ``text/html``에 넣을 문자열.
 
     Shape:
-        - 해당 없음 (HTML 문자열; 명세 크기는 토큰 8개일 때 약 320 KB: 점수 약 160 KB, 글 요약 약 160 KB)
+        - 해당 없음 (HTML 문자열; 명세 크기는 토큰 8개일 때 약 1.2 MB, gzip으로 약 190 KB: 점수 약 640 KB
+          (그룹 쿼리 어텐션의 쿼리·키 헤드 쌍까지), 글 요약 약 600 KB (gzip 약 40 KB))
     """
     tokens = list(tokens)
     if len(tokens) > STATIC_MAX_TOKENS:
@@ -189,20 +194,22 @@ def explorer_html(
     grid["summary"] = summary_table(tokens, seed)
     # 같은 입력이면 같은 HTML (빌드 재현성). 한 커널에서 같은 탐색기를 또 보여도 id가 겹치지 않게 번호를 섞음.
     _html_count[0] += 1
-    settings = [tokens, seed, d_k, num_heads, mask, bool(scaled), _html_count[0]]
+    settings = [tokens, seed, d_k, num_heads, mask, bool(scaled), num_kv_heads, _html_count[0]]
     key = hashlib.sha1(json.dumps(settings, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
     uid = f"attn-explorer-{key}"
-    spec = explorer_spec(grid, d_k=d_k, num_heads=num_heads, mask=mask, scaled=scaled, key=key)
+    spec = explorer_spec(grid, d_k=d_k, num_heads=num_heads, mask=mask, scaled=scaled, key=key,
+                         num_kv_heads=num_kv_heads)
     meta = {"tokens": tokens, "seed": seed, "n": grid["n"], "P": grid["P"], "params": param_names(key),
             "dk_choices": list(DK_CHOICES), "heads_choices": list(STATIC_HEADS), "masks": list(MASKS),
             "max_heads": MAX_HEADS, "mask_labels": MASK_LABELS,
             "data_bytes": len(_script_json(spec).encode("utf-8"))}
     loader = _LOADER_JS % {"id": json.dumps(uid)}
     heads = _static_heads(num_heads)
+    kv = next(p["value"] for p in spec["params"] if p["name"] == param_names(key)["kv"])  # 헤드 수 이하로 맞춘 값
     table = grid["summary"]
-    state = summary_key(d_k, mask, scaled)
+    state = summary_key(d_k, mask, scaled, (heads // kv).bit_length() - 1)
     lines = [table["lines"][i] for i in table["index"][state][:heads]]
-    summary = summary_html(summary_caption(d_k, heads, mask, scaled), lines, element_id=f"{uid}-summary",
+    summary = summary_html(summary_caption(d_k, heads, mask, scaled, kv), lines, element_id=f"{uid}-summary",
                            state=f"{state}|{heads}")
     return (
         f"<style>{_STYLE}</style>\n"

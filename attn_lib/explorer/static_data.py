@@ -4,8 +4,10 @@
 그래서 빌드할 때(노트북을 실행할 때) 페이지의 고정된 문장과 시드에 대해 브라우저에 필요한 것을
 미리 계산해 둡니다. 저장하는 것은 스케일링·마스크·소프트맥스 **전**의 내적 ``Q K^T``뿐입니다.
 
-- 격자: ``d_k`` = 1, 2, 4, ..., 512 (10개) x 헤드 ``MAX_HEADS``(16)개 x ``P x P``
+- 격자: ``d_k`` = 1, 2, 4, ..., 512 (10개) x (쿼리 헤드 ``h``, 키 헤드 ``g``) 쌍 x ``P x P``
   (``P``는 ``[PAD]``까지 붙인 길이). 헤드 수는 포개져 있어서(앞쪽 ``h``개 헤드) 따로 저장하지 않습니다.
+  보통의 멀티헤드 어텐션은 ``g = h``이고, 키·밸류 헤드를 나누면(그룹 쿼리 어텐션) ``g = h >> shift``
+  (``shift = log2(H / Hkv)``, 0~4)입니다. 겹치는 쌍은 한 번만 저장하므로 ``d_k``마다 65쌍입니다.
 - 나머지(스케일링, 마스크, 소프트맥스, 그리기)는 브라우저의 Vega-Lite가 합니다(``spec.explorer_spec``).
   격자점마다의 글 요약은 ``summary.summary_table``이 만듭니다.
 """
@@ -16,7 +18,10 @@ from collections.abc import Sequence
 
 from .model import DK_CHOICES, MAX_HEADS, ExplorerModel, padded_length, shown_tokens
 
-__all__ = ["STATIC_MAX_TOKENS", "STATIC_HEADS", "static_grid"]
+#: 정적 탐색기의 그룹 크기 ``G = H / Hkv``의 log2 (0이면 보통의 멀티헤드 어텐션, 4면 헤드 16개가 키 하나)
+STATIC_SHIFTS = tuple(range(MAX_HEADS.bit_length()))
+
+__all__ = ["STATIC_MAX_TOKENS", "STATIC_HEADS", "STATIC_SHIFTS", "static_grid"]
 
 #: 정적 탐색기 문장의 최대 토큰 수 (페이지당 데이터 예산 500 KB 안에 들도록)
 STATIC_MAX_TOKENS = 8
@@ -34,8 +39,9 @@ def static_grid(tokens: Sequence[str], seed: int) -> dict:
         seed: 탐색기 모델의 시드.
 
     Returns:
-        ``{"tokens", "n", "P", "seed", "rows"}``. ``rows``는 ``(d_k, 헤드)``마다 하나씩
-        ``{"dk": d_k, "h": h, "s": [...]}``이고, ``s``는 그 헤드의 ``(P, P)``를 행 우선으로 편 목록입니다.
+        ``{"tokens", "n", "P", "seed", "rows"}``. ``rows``는 ``(d_k, 쿼리 헤드 h, 키 헤드 g)``마다 하나씩
+        ``{"dk": d_k, "h": h, "g": g, "s": [...]}``이고, ``s``는 쿼리 헤드 ``h``와 키 헤드 ``g``의 ``(P, P)``
+        점수를 행 우선으로 편 목록입니다.
 
     Shape:
         - rows[i]["s"]: 길이 ``P * P`` (쿼리, 키 순서)
@@ -49,10 +55,15 @@ def static_grid(tokens: Sequence[str], seed: int) -> dict:
     model = ExplorerModel(seed)
     rows = []
     for d_k in DK_CHOICES:
-        scores = model.raw_scores(padded, d_k)  # (MAX_HEADS, P, P)
-        flat = scores.reshape(MAX_HEADS, P * P).tolist()  # (MAX_HEADS, P, P) -> (MAX_HEADS, P * P)
-        for h, head_scores in enumerate(flat):
-            rows.append({"dk": d_k, "h": h, "s": [round(v, SCORE_DECIMALS) for v in head_scores]})
+        seen = set()
+        for shift in STATIC_SHIFTS:
+            scores = model.raw_scores(padded, d_k, shift)  # (MAX_HEADS, P, P): 쿼리 헤드 h, 키 헤드 h >> shift
+            flat = scores.reshape(MAX_HEADS, P * P).tolist()  # (MAX_HEADS, P, P) -> (MAX_HEADS, P * P)
+            for h, head_scores in enumerate(flat):
+                if (h, h >> shift) not in seen:
+                    seen.add((h, h >> shift))
+                    rows.append({"dk": d_k, "h": h, "g": h >> shift,
+                                 "s": [round(v, SCORE_DECIMALS) for v in head_scores]})
     return {"tokens": padded, "n": n, "P": P, "seed": seed, "rows": rows}
 
 
