@@ -262,7 +262,8 @@ def test_widget_tab_is_interactive(open_offline_page: Callable[..., OfflinePage]
 # 보이는 요소를 하나씩 골라 표시합니다. Chromium 이 그 글을 그리는 데 쓴 플랫폼 글꼴을 CDP 로 묻습니다.
 HANGUL_PROBE_JS = """() => {
   const article = document.querySelector('article.bd-article') || document.body;
-  const kinds = [['h1', 'heading', article], ['p', 'paragraph', article], ['li', 'list', article],
+  // 제목: 첫 제목이 'KV 캐시...'처럼 라틴 글자로 시작하면 한글로 시작하는 다음 제목을 봅니다.
+  const kinds = [['h1, h2, h3', 'heading', article], ['p', 'paragraph', article], ['li', 'list', article],
                  ['td, th', 'table', article], ['.admonition-title', 'admonition', article],
                  ['.widget-subarea *', 'widget', article], ['.attn-explorer *', 'explorer', article],
                  ['.bd-sidebar-primary a', 'sidebar', document]];
