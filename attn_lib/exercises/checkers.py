@@ -101,7 +101,7 @@ def check_split_merge_seq(split_fn: Callable[[Tensor, int], Tensor], merge_fn: C
 
     def split_batch_first(x: Tensor, h: int) -> Tensor:
         L, B, E = x.shape
-        return x.view(L, B, h, E // h).transpose(1, 2)  # (L, B, E)를 (B, L, E)로 본 잘못: -> (L, H, B, Dh)
+        return x.view(L, B, h, E // h).transpose(1, 2)  # (L, B, E) -> (L, H, B, Dh): (B, L, E)로 본 잘못
 
     def merge_ref(x: Tensor) -> Tensor:
         B, H, L, Dh = x.shape

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from torch import Tensor
 
 from .._checks import describe
 from ..attention import scaled_dot_product_attention
 from ..explorer.model import DK_CHOICES, MASKS, ExplorerModel, explorer_mask
-from ..viz import plot_head_heatmaps, png_bytes, set_alt
+from ..viz import HEATMAP_CMAP, png_bytes, set_alt
 from .engine import CheckResult
 from .hints import MISTAKES
 from .practice import check_attention
@@ -46,6 +47,27 @@ ALT_LIMIT = 300
 def _first_sentence(text: str) -> str:
     end = text.find("다.")
     return text[: end + 2] if end >= 0 else text
+
+
+def _draw_columns(columns: list[tuple[str, Tensor]], tokens: list[str], title: str) -> Figure:
+    """헤드마다 한 줄, 열마다 한 칸인 히트맵 격자를 그립니다 (모든 칸이 같은 색 눈금 [0, 1])."""
+    H, L, S = columns[0][1].shape
+    cell = 0.32 + 0.02 * min(max(len(t) for t in tokens), 8)
+    fig, axes = plt.subplots(H, len(columns), figsize=(len(columns) * (cell * S + 1.0) + 0.9, H * (cell * L + 0.8) + 0.6),
+                             squeeze=False, layout="constrained")
+    plt.close(fig)  # pyplot 자동 표시에서 빼기: 돌려준 그림만 한 번 보이도록
+    image = None
+    for h in range(H):
+        for c, (name, values) in enumerate(columns):
+            ax = axes[h, c]
+            image = ax.imshow(values[h].detach().float().numpy(), cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0,
+                              aspect="auto", interpolation="nearest")
+            ax.set_title(f"헤드 {h} · {name}", fontsize=9)
+            ax.set_xticks(range(S), tokens, rotation=60, ha="right", fontsize=7)
+            ax.set_yticks(range(L), tokens if c == 0 else [""] * L, fontsize=7)
+    fig.colorbar(image, ax=axes, shrink=0.8, label="가중치 (차이는 절댓값)")
+    fig.suptitle(title)
+    return fig
 
 
 @dataclass
@@ -106,27 +128,25 @@ class AttentionComparison:
         return self.check.message
 
     def figure(self) -> Figure:
-        """헤드마다 세 칸(내 구현, 참조, 차이의 절댓값)을 같은 색 눈금 [0, 1]에 그립니다.
+        """헤드마다 한 줄에 세 칸(내 구현, 참조, 차이의 절댓값)을 같은 색 눈금 [0, 1]에 그립니다.
 
-        학생 가중치가 없으면(오류) 참조만 그립니다. 대체 텍스트는 300자 이하의 한국어 요약입니다.
+        학생 가중치가 없으면(오류) 참조 칸만 그립니다. 학생 가중치는 행의 합이 1이 아닐 수 있어서
+        (틀린 구현) 검사 없이 그대로 그리고, NaN 칸은 비워 둡니다. 대체 텍스트는 300자 이하의 한국어 요약입니다.
 
         Shape:
-            - 그림: 헤드 ``H``줄 × 3칸 (오류면 ``H``칸)
+            - 그림: 헤드 ``H``줄 × 3칸 (오류면 × 1칸)
         """
         H = self.num_heads
         title = f"내 어텐션과 참조 (d_k = {self.d_k}, 헤드 {H}개, 마스크 {MASK_NAMES[self.mask]})"
         if self.student is None:
-            names = [f"헤드 {h} · 참조" for h in range(H)]
-            fig = plot_head_heatmaps(self.reference, self.tokens, self.tokens, head_names=names, ncols=min(H, 3),
-                                     title=title + ": 내 함수는 오류")
+            columns = [("참조", self.reference)]
+            title += ": 내 함수는 오류"
             summary = f"내 함수는 가중치를 내지 못했습니다({self.error})"
         else:
-            diff = torch.nan_to_num(self.difference, nan=1.0).float()
-            panels = torch.stack([self.student.float(), self.reference.float(), diff], dim=1)  # 3 x (H, L, S) -> (H, 3, L, S)
-            names = [f"헤드 {h} · {what}" for h in range(H) for what in ("내 구현", "참조", "|차이|")]
-            fig = plot_head_heatmaps(panels.flatten(0, 1), self.tokens, self.tokens, head_names=names, ncols=3,  # (H, 3, L, S) -> (3H, L, S)
-                                     title=title)
-            summary = self._difference_summary(diff)
+            diff = self.difference
+            columns = [("내 구현", self.student), ("참조", self.reference), ("|차이|", diff)]
+            summary = self._difference_summary(torch.nan_to_num(diff, nan=1.0))
+        fig = _draw_columns(columns, self.tokens, title)
         what = (f"내 어텐션 함수와 참조(attn_lib)의 가중치 히트맵을 헤드 {H}개마다 나란히 그린 그림"
                 + ("" if self.student is None else ", 셋째 칸은 차이의 절댓값"))
         alt = f"{what}: {summary}. 힌트: {_first_sentence(self.hint)}"
