@@ -220,8 +220,8 @@ LIBRARY = {
     GQA_HEAD: "import torch.nn.functional as F\n\n\n" + gqa_source(
         output='getattr(F, "scaled_dot_product_" + "attention")(query, key, value, attn_mask=attn_mask, enable_gqa=True)'),
 }
-OWN_NAME = {
-    GQA_HEAD: "def scaled_dot_product_attention(query, key, value, attn_mask=None):\n"
+OWN_NAME = {  # 7.3도 이 이름을 부르므로(enable_gqa=...) 그 인자도 받습니다
+    GQA_HEAD: "def scaled_dot_product_attention(query, key, value, attn_mask=None, enable_gqa=True):\n"
     + gqa_source().split("\n", 1)[1] + "\n\n" + GQA_HEAD + "    return scaled_dot_product_attention(query, key, value, attn_mask)\n",
 }
 
@@ -445,13 +445,6 @@ def test_hidden_tests_are_only_in_the_autograder(dist):
         assert not any("autograder" in n or n.endswith(".zip") for n in zf.namelist())
 
 
-def test_practice_page_does_not_publish_graded_solutions():
-    solution, _ = _master_parts()
-    page = (ROOT / "chapters" / "08_practice.ipynb").read_text(encoding="utf-8")
-    page += "".join("".join(c["source"]) for c in json.loads(page)["cells"])
-    assert not sorted(line for line in solution if line in page)
-
-
 def _run_checks(nb, folder: Path) -> dict[str, tuple[str, list]]:
     """``nb`` 를 ``folder`` 에서 실제 커널로 실행하고, ``grader.check("qN_M")`` 셀마다 (출력 글, 오류 출력)을 모읍니다."""
     from nbclient import NotebookClient
@@ -509,6 +502,27 @@ def test_student_notebook_alone_in_an_empty_folder_checks_itself(dist, tmp_path)
     assert all("공개 테스트" in text for text in checks.values()), checks
     assert MISTAKES["no_scale"] in checks["q2_4"]
     assert sorted(p.name for p in (work / "tests").glob("*.py")) == sorted(f"{q}.py" for q in checks)
+
+
+def test_feedback_keeps_every_failure_of_a_question():
+    """한 문제에 실패한 테스트가 둘이면 피드백에 두 힌트가 모두 있어야 합니다 (앞의 것만 남기던 버그)."""
+    output = """q3_3 results:
+    q3_3 - 1 result:
+        ❌ Test case failed
+        Exception raised:
+            Traceback (most recent call last):
+            attn_lib.exercises.engine.ExerciseFailure: [q3_3_dead_rows] 아직 틀렸습니다 (답: set()).
+            힌트: 첫째 힌트
+    q3_3 - 2 result:
+        ❌ Test case failed
+        Exception raised:
+            Traceback (most recent call last):
+            attn_lib.exercises.engine.ExerciseFailure: [q3_3_needs_padding] 아직 틀렸습니다 (고른 것: abcd).
+            힌트:
+            - (a) 둘째 힌트
+"""
+    text = _load("grade").korean_feedback("q3_3", 1.5, 3, output)
+    assert "첫째 힌트" in text and "- (a) 둘째 힌트" in text and "Traceback" not in text
 
 
 def test_installing_public_tests_never_overwrites_a_test_file(tmp_path):
