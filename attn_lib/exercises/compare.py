@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import torch
 import matplotlib.pyplot as plt
+import torch
 from matplotlib.figure import Figure
 from torch import Tensor
 
