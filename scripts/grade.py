@@ -24,7 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-FAILURE = re.compile(r"(?:ExerciseFailure|AssertionError): ?(.*?)(?=\n\S|\Z)", re.S)
+FAILURE = re.compile(r"(?:ExerciseFailure|AssertionError): ?")
 HANGUL = re.compile(r"[가-힣]")
 
 
@@ -45,7 +45,10 @@ def korean_feedback(name: str, score: float, possible: float, output: str) -> st
     """otter의 영어 출력에서 한국어 실패 메시지만 모아 한 문제의 피드백을 만듭니다."""
     if score >= possible:
         return f"{name}: {score:g}/{possible:g}점. 공개·숨은 테스트를 모두 통과했습니다."
-    messages = [_clean(m) for m in FAILURE.findall(output) if HANGUL.search(m)]
+    # 실패 하나하나: "ExerciseFailure:"나 "AssertionError:"부터 다음 실패가 나오기 전까지 (한 문제에 실패가 여럿일 수 있음)
+    starts = list(FAILURE.finditer(output))
+    chunks = [output[m.end():(starts[i + 1].start() if i + 1 < len(starts) else len(output))] for i, m in enumerate(starts)]
+    messages = [_clean(c) for c in chunks if HANGUL.search(_clean(c))]
     seen: list[str] = []
     for m in messages:
         if m not in seen:

@@ -1,12 +1,16 @@
-"""연습 문제의 채점기와 한국어 힌트, otter-grader 연결.
+"""연습 문제의 채점기와 한국어 힌트, otter-grader 연결, 내 어텐션을 참조와 나란히 그리는 보기.
 
 학생 함수를 참조 구현, 그리고 잘 알려진 잘못을 흉내 낸 틀린 참조들과 비교합니다.
-핵심 모듈(그리고 필요하면 viz, explorer)만 import합니다. 모듈마다 하는 일:
+핵심 모듈(그리고 viz, explorer의 계산 모델)만 import합니다. 모듈마다 하는 일:
 
-- ``engine.py``: 알려진 실수 표 ``MISTAKES``(한국어 힌트), ``CheckResult``, ``ExerciseFailure``, 비교 도구(``_run``).
+- ``hints.py``: 알려진 실수 표 ``MISTAKES``(한국어 힌트).
+- ``engine.py``: ``CheckResult``, ``ExerciseFailure``, 비교 도구(``_run``).
 - ``references.py``: 비교에 쓰는 참조 구현과 틀린 참조, 포화 측정의 약속된 실험 ``reference_saturation``.
-- ``checkers.py``: 책의 장과 채점 과제의 채점기 (``check_attention``, ``check_causal_mask`` 등).
-- ``practice.py``: 연습 페이지의 채점기 (``check_param_count``, ``check_head_loop`` 등).
+- ``checkers.py``, ``checkers_models.py``: 채점 과제의 채점기 (1~4장, 5~7장).
+- ``answers.py``: 값과 선택지를 묻는 문제의 채점 도우미 (``check_value``, ``check_choice``; 답과 힌트는 숨은 테스트가 넘김).
+- ``practice.py``, ``practice_models.py``: 연습 페이지의 채점기 (1~4장, 5~7장).
+- ``compare.py``: 내 어텐션 함수의 가중치를 참조와 나란히 그리고 차이와 힌트를 보여 주는 보기 (``compare_attention``,
+  ``compare_attention_live``).
 - ``grading.py``: otter-grader 결과를 한국어로 감싸는 ``korean_grader``.
 - ``calls.py``: 학생 함수가 실행 중에 실제로 부른 어텐션 함수를 기록 (``library_calls``, ``check_no_library_calls``).
 
@@ -18,26 +22,29 @@ from __future__ import annotations
 from .engine import MISTAKES, CheckResult, ExerciseFailure
 from .grading import install_public_tests, korean_grader
 from .calls import FORBIDDEN_ATTENTION, check_no_library_calls, library_calls
+from .answers import check_choice, check_value
 from .references import reference_saturation
 from .checkers import (
-    check_attention_weights,
-    check_head_dim,
-    check_shape_answer,
-    check_split_merge,
-    check_attention,
-    check_causal_mask,
-    check_padding_mask,
-    check_combined_mask,
-    check_scale,
+    check_alibi_causal_mask,
+    check_key_padding_mask,
+    check_query_for_shares,
     check_saturation,
-    check_cross_attention,
+    check_split_merge_seq,
+    check_torch_mha_forward,
 )
+from .checkers_models import check_ablate_head, check_cached_step, check_cross_kv, check_gqa_attention
 from .practice import (
-    check_param_count,
+    check_attention,
+    check_concat_heads,
+    check_future_weight,
     check_head_loop,
-    check_left_padding_mask,
+    check_packed_mask,
+    check_param_count,
+    check_softmax_jacobian,
     check_temperature_softmax,
 )
+from .practice_models import check_cache_causal_mask, check_cross_attention, check_kv_head_of, check_relation_shares
+from .compare import AttentionComparison, compare_attention, compare_attention_live
 
 __all__ = [
     "MISTAKES",
@@ -48,20 +55,36 @@ __all__ = [
     "FORBIDDEN_ATTENTION",
     "library_calls",
     "check_no_library_calls",
+    "check_value",
+    "check_choice",
     "reference_saturation",
-    "check_attention_weights",
-    "check_head_dim",
-    "check_shape_answer",
-    "check_split_merge",
-    "check_attention",
-    "check_causal_mask",
-    "check_padding_mask",
-    "check_combined_mask",
-    "check_scale",
+    # 채점 과제 (1~4장)
+    "check_query_for_shares",
+    "check_split_merge_seq",
+    "check_torch_mha_forward",
+    "check_key_padding_mask",
+    "check_alibi_causal_mask",
     "check_saturation",
-    "check_cross_attention",
+    # 채점 과제 (5~7장)
+    "check_ablate_head",
+    "check_cross_kv",
+    "check_gqa_attention",
+    "check_cached_step",
+    # 연습 페이지
+    "check_concat_heads",
     "check_param_count",
     "check_head_loop",
-    "check_left_padding_mask",
+    "check_attention",
+    "check_packed_mask",
+    "check_future_weight",
     "check_temperature_softmax",
+    "check_softmax_jacobian",
+    "check_relation_shares",
+    "check_cross_attention",
+    "check_cache_causal_mask",
+    "check_kv_head_of",
+    # 내 어텐션과 참조를 나란히
+    "AttentionComparison",
+    "compare_attention",
+    "compare_attention_live",
 ]

@@ -1,13 +1,14 @@
-"""책의 장과 채점 과제(``assignments/attention_hw.ipynb``)의 공개 채점기(checker).
+"""채점 과제(``assignments/attention_hw.ipynb``)의 공개 채점기, 1~4장: 단일 헤드, 멀티헤드, 마스크, 스케일링.
 
-문제마다 참조 구현, 틀린 참조 목록, 비교할 경우를 정해서 ``engine._run``에 넘깁니다.
-otter 없이도 쓸 수 있습니다::
+문제마다 참조, 틀린 참조 목록, 비교할 경우를 정해서 ``engine._run``에 넘깁니다. 문제는 책이 보여 준 코드를
+그대로 옮기는 것이 아니라 같은 기술을 새 경우에 쓰게 합니다(시퀀스가 먼저인 배치, ``nn.MultiheadAttention``의
+묶인 투영과 ``key_padding_mask`` 극성, 덧셈 마스크, 임의의 배율). otter 없이도 쓸 수 있습니다::
 
-    from attn_lib.exercises import check_attention
-    check_attention(my_attention)          # 노트북에서는 한국어 보고서가 보입니다
-    check_attention(my_attention).passed   # True / False
+    from attn_lib.exercises import check_key_padding_mask
+    check_key_padding_mask(my_fn)          # 노트북에서는 한국어 보고서가 보입니다
+    check_key_padding_mask(my_fn).passed   # True / False
 
-숨은 테스트 자체는 이 모듈에 없습니다(채점 zip에만 있음).
+5~7장의 채점기는 ``checkers_models.py``에 있고, 숨은 테스트 자체는 채점 zip에만 있습니다.
 """
 
 from __future__ import annotations
@@ -17,253 +18,231 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
-from ..masks import causal_mask, padding_mask
-from .engine import CheckResult, _Case, _gen, _mask_run, _run
-from .references import _naive, _sdpa, reference_saturation
+from ..masks import padding_mask
+from .engine import CheckResult, _Case, _gen, _run
+from .hints import MISTAKES
+from .references import _saturation_experiment, _torch_mha_variant, reference_saturation
 
 __all__ = [
-    "check_attention_weights", "check_head_dim", "check_shape_answer", "check_split_merge",
-    "check_attention", "check_causal_mask", "check_padding_mask", "check_combined_mask",
-    "check_scale", "check_saturation", "check_cross_attention",
+    "check_query_for_shares", "check_split_merge_seq", "check_torch_mha_forward",
+    "check_key_padding_mask", "check_alibi_causal_mask", "check_saturation",
 ]
 
 
-def _attention_cases(seed: int, dtype: torch.dtype) -> list[_Case]:
-    g = _gen(seed)
+def check_query_for_shares(fn: Callable[..., Any]) -> CheckResult:
+    """``fn(shares, S, c=20.0) -> 쿼리 (S,)``를 채점합니다. 키는 위치의 원-핫 ``torch.eye(S)``입니다.
 
-    def qkv(*lead: int, L: int, S: int, Dh: int, Dv: int) -> tuple[Tensor, Tensor, Tensor]:
-        return (torch.randn(*lead, L, Dh, generator=g, dtype=dtype), torch.randn(*lead, S, Dh, generator=g, dtype=dtype),
-                torch.randn(*lead, S, Dv, generator=g, dtype=dtype))
-
-    pad = padding_mask([5, 0, 3], 5)  # (B=3, 1, 1, S=5), 둘째 문장은 키가 하나도 없음
-    return [
-        _Case("마스크 없이 (L=4, S=4, Dh=8)", qkv(L=4, S=4, Dh=8, Dv=8)),
-        _Case("마스크 없이 L != S (B=2, H=3, L=3, S=6, Dh=16, Dv=5)", qkv(2, 3, L=3, S=6, Dh=16, Dv=5)),
-        _Case("인과 마스크 (B=2, H=2, L=5, S=5, Dh=8)", (*qkv(2, 2, L=5, S=5, Dh=8, Dv=8), causal_mask(5))),
-        _Case("패딩 마스크, 키가 모두 가려진 문장 포함 (B=3, H=2, L=4, S=5, Dh=4)", (*qkv(3, 2, L=4, S=5, Dh=4, Dv=6), pad)),
-    ]
-
-
-def check_attention(fn: Callable[..., Any], *, seed: int = 0, dtype: torch.dtype = torch.float32) -> CheckResult:
-    """스케일드 내적 어텐션 ``fn(query, key, value, attn_mask=None) -> (output, weights)``를 채점합니다.
-
-    bool 마스크는 True = 참여 가능이고, 키가 모두 가려진 행은 가중치와 출력이 0이어야 합니다.
-
-    Args:
-        fn: 학생 함수.
-        seed: 무작위 입력의 시드.
-        dtype: 입력 dtype.
+    쿼리와 키의 점수(스케일링 없음)에 소프트맥스를 취한 가중치가 ``shares``의 위치에서는 그 몫과, 나머지 위치에서는
+    0과 1e-5 안에서 같아야 합니다.
 
     Returns:
-        ``CheckResult`` (알아챈 실수: no_scale, softmax_axis, mask_inverted, nan_rows, mask_after_softmax).
+        ``CheckResult`` (알아챈 실수: share_log, share_offset).
 
     Shape:
-        - query ``(..., L, Dh)``, key ``(..., S, Dh)``, value ``(..., S, Dv)``, attn_mask ``(..., L, S)``로 브로드캐스트
-        - 반환 output ``(..., L, Dv)``, weights ``(..., L, S)``
+        - shares: ``{위치: 몫}`` (몫의 합 1), 반환: ``(S,)``
     """
-    variants = [
-        ("no_scale", _sdpa(scale=1.0)),
-        ("mask_inverted", _sdpa(invert=True)),
-        ("softmax_axis", lambda q, k, v, m=None: _naive(q, k, v, m, dim=-2)),
-        ("nan_rows", lambda q, k, v, m=None: _naive(q, k, v, m)),
-        ("mask_after_softmax", lambda q, k, v, m=None: _naive(q, k, v, m, after=True)),
-    ]
-    return _run("scaled_dot_product_attention", fn, _sdpa(), variants, _attention_cases(seed, dtype))
+    if not callable(fn):
+        return _run("query_for_shares", fn, lambda *a: None, [], [])
+
+    def weights_of(make: Callable[..., Any]) -> Callable[..., Any]:
+        def run(shares: dict[int, float], S: int) -> Tensor | None:
+            q = make(dict(shares), S)
+            if q is None or q is Ellipsis:
+                return None
+            scores = torch.as_tensor(q, dtype=torch.float64) @ torch.eye(S, dtype=torch.float64)  # (S,) @ (S, S) -> (S,)
+            return torch.softmax(scores, dim=-1)
+        return run
+
+    def ref(shares: dict[int, float], S: int) -> Tensor:
+        w = torch.zeros(S, dtype=torch.float64)
+        for j, p in shares.items():
+            w[j] = p
+        return w
+
+    def scores_from(rule: Callable[[float], float]) -> Callable[..., Any]:
+        def make(shares: dict[int, float], S: int) -> Tensor:
+            q = torch.zeros(S, dtype=torch.float64)
+            for j, p in shares.items():
+                q[j] = rule(p)
+            return q
+        return weights_of(make)
+
+    variants = [("share_log", scores_from(lambda p: 20.0 + p)), ("share_log", scores_from(lambda p: 20.0 * p)),
+                ("share_offset", scores_from(math.log))]
+    cases = [_Case(f"shares={s}, S={S}", (s, S)) for s, S in
+             [({0: 0.5, 3: 0.5}, 5), ({1: 0.2, 2: 0.3, 4: 0.5}, 6), ({2: 1.0}, 3), ({0: 0.75, 1: 0.25}, 2)]]
+    return _run("query_for_shares", weights_of(fn), ref, variants, cases)
 
 
-def check_attention_weights(fn: Callable[..., Any], *, seed: int = 0) -> CheckResult:
-    """마스크 없는 어텐션 가중치 ``fn(query, key) -> weights``를 채점합니다.
+def check_split_merge_seq(split_fn: Callable[[Tensor, int], Tensor], merge_fn: Callable[[Tensor], Tensor], *,
+                          seed: int = 0) -> CheckResult:
+    """시퀀스가 먼저인 배치의 ``split_fn(x, num_heads)``와 ``merge_fn(x)``를 채점합니다 (split 다음 merge는 원래대로).
 
     Returns:
-        ``CheckResult`` (알아챈 실수: no_scale, scale_dk, softmax_axis).
+        ``CheckResult`` (알아챈 실수: split_order_seq, merge_order_seq, merge_view, batch_first).
 
     Shape:
-        - query ``(..., L, Dh)``, key ``(..., S, Dh)``
-        - 반환 ``(..., L, S)``
-    """
-    def ref(q: Tensor, k: Tensor, scale: float | None = None, dim: int = -1) -> Tensor:
-        return _naive(q, k, k, scale=scale, dim=dim)[1]
-
-    cases = [c for c in _attention_cases(seed, torch.float32)[:2]]
-    cases = [_Case(c.label.replace(", Dv=5", ""), c.args[:2]) for c in cases]
-    variants = [
-        ("no_scale", lambda q, k: ref(q, k, 1.0)),
-        ("scale_dk", lambda q, k: ref(q, k, 1.0 / q.shape[-1])),
-        ("softmax_axis", lambda q, k: ref(q, k, dim=-2)),
-    ]
-    return _run("attention_weights", fn, ref, variants, cases)
-
-
-def check_head_dim(fn: Callable[[int, int], int]) -> CheckResult:
-    """``fn(embed_dim, num_heads) -> Dh``를 채점합니다. 나누어떨어지지 않으면 ValueError여야 합니다.
-
-    Shape:
-        - 반환: 파이썬 정수 ``Dh = E // H``
-    """
-    result = _run("head_dim", fn, lambda e, h: e // h, [],
-                  [_Case(f"embed_dim={e}, num_heads={h}", (e, h)) for e, h in [(512, 8), (64, 4), (12, 3), (7, 1)]])
-    if not result.passed:
-        return result
-    try:
-        fn(10, 3)
-    except ValueError:
-        return result
-    except Exception as exc:
-        return CheckResult("head_dim", False, f"embed_dim=10, num_heads=3에서 ValueError가 아니라 {type(exc).__name__}이(가) 났습니다.", cases=5)
-    return CheckResult("head_dim", False, "embed_dim=10, num_heads=3처럼 나누어떨어지지 않으면 ValueError를 일으켜야 합니다.", cases=5)
-
-
-def check_shape_answer(answer: Any, ndim: int, question: str = "shape") -> CheckResult:
-    """모양을 묻는 문제의 답이 정수 ``ndim``개짜리 튜플인지만 확인합니다 (값은 숨은 테스트가 봅니다).
-
-    Shape:
-        - answer: 길이 ``ndim``인 정수 튜플
-    """
-    if answer is Ellipsis or answer is None:
-        return CheckResult(question, False, "아직 답을 적지 않았습니다.", "not_implemented")
-    if not isinstance(answer, tuple) or len(answer) != ndim or not all(isinstance(a, int) and not isinstance(a, bool) for a in answer):
-        return CheckResult(question, False, f"정수 {ndim}개짜리 튜플이어야 하는데 {answer!r}입니다. 예: (1, 2, 3, 4)")
-    return CheckResult(question, True, "형식이 맞습니다. 값은 제출 뒤 숨은 테스트가 채점합니다.", cases=1)
-
-
-def check_split_merge(split_fn: Callable[[Tensor, int], Tensor], merge_fn: Callable[[Tensor], Tensor], *, seed: int = 0) -> CheckResult:
-    """``split_fn(x, num_heads)``와 ``merge_fn(x)``를 채점합니다 (split 다음 merge는 원래대로).
-
-    Returns:
-        ``CheckResult`` (알아챈 실수: split_order, merge_order, merge_view).
-
-    Shape:
-        - split: ``(B, L, E) -> (B, H, L, Dh)``
-        - merge: ``(B, H, L, Dh) -> (B, L, E)``
+        - split: ``(L, B, E) -> (B, H, L, Dh)``
+        - merge: ``(B, H, L, Dh) -> (L, B, E)``
     """
     g = _gen(seed)
-    xs = [(torch.randn(2, 5, 12, generator=g), 3), (torch.randn(1, 4, 8, generator=g), 2), (torch.randn(3, 2, 6, generator=g), 6)]
+    xs = [(torch.randn(5, 2, 12, generator=g), 3), (torch.randn(4, 3, 8, generator=g), 2),
+          (torch.randn(2, 1, 6, generator=g), 6)]
 
     def split_ref(x: Tensor, h: int) -> Tensor:
-        B, L, E = x.shape
-        return x.view(B, L, h, E // h).transpose(1, 2)  # (B, L, E) -> (B, L, H, Dh) -> (B, H, L, Dh)
+        L, B, E = x.shape
+        return x.view(L, B, h, E // h).permute(1, 2, 0, 3)  # (L, B, E) -> (L, B, H, Dh) -> (B, H, L, Dh)
 
-    def split_wrong(x: Tensor, h: int) -> Tensor:
-        B, L, E = x.shape
-        return x.reshape(B, h, L, E // h)  # (B, L, E) -> (B, H, L, Dh), 순서가 틀린 reshape
+    def split_no_permute(x: Tensor, h: int) -> Tensor:
+        L, B, E = x.shape
+        return x.reshape(B, h, L, E // h)  # (L, B, E) -> (B, H, L, Dh), 축을 옮기지 않은 잘못
+
+    def split_batch_first(x: Tensor, h: int) -> Tensor:
+        L, B, E = x.shape
+        return x.view(L, B, h, E // h).transpose(1, 2)  # (L, B, E) -> (L, H, B, Dh): (B, L, E)로 본 잘못
 
     def merge_ref(x: Tensor) -> Tensor:
         B, H, L, Dh = x.shape
-        return x.transpose(1, 2).reshape(B, L, H * Dh)  # (B, H, L, Dh) -> (B, L, H, Dh) -> (B, L, E)
+        return x.permute(2, 0, 1, 3).reshape(L, B, H * Dh)  # (B, H, L, Dh) -> (L, B, H, Dh) -> (L, B, E)
 
-    def merge_wrong(x: Tensor) -> Tensor:
+    def merge_no_permute(x: Tensor) -> Tensor:
         B, H, L, Dh = x.shape
-        return x.reshape(B, L, H * Dh)  # (B, H, L, Dh) -> (B, L, E), transpose 없이
+        return x.reshape(L, B, H * Dh)  # (B, H, L, Dh) -> (L, B, E), 축을 옮기지 않은 잘못
 
     def merge_dh_first(x: Tensor) -> Tensor:
         B, H, L, Dh = x.shape
-        return x.permute(0, 2, 3, 1).reshape(B, L, H * Dh)  # (B, H, L, Dh) -> (B, L, Dh, H) -> (B, L, E)
+        return x.permute(2, 0, 3, 1).reshape(L, B, H * Dh)  # (B, H, L, Dh) -> (L, B, Dh, H) -> (L, B, E)
 
-    split_cases = [_Case(f"split_heads(x{tuple(x.shape)}, num_heads={h})", (x, h)) for x, h in xs]
-    result = _run("split_heads", split_fn, split_ref, [("split_order", split_wrong)], split_cases)
+    def merge_batch_first(x: Tensor) -> Tensor:
+        B, H, L, Dh = x.shape
+        return x.transpose(1, 2).reshape(B, L, H * Dh)  # (B, H, L, Dh) -> (B, L, H, Dh) -> (B, L, E)
+
+    split_cases = [_Case(f"split(x{tuple(x.shape)}, num_heads={h})", (x, h)) for x, h in xs]
+    result = _run("split_heads_seq", split_fn, split_ref,
+                  [("split_order_seq", split_no_permute), ("batch_first", split_batch_first)], split_cases)
     if not result.passed:
         return result
-    # 어텐션 출력처럼 메모리상 연속인 (B, H, L, Dh)를 넘깁니다 (그래야 transpose 뒤 view가 실패함)
-    merge_cases = [_Case(f"merge_heads(x{tuple(split_ref(x, h).shape)})", (split_ref(x, h).contiguous(),)) for x, h in xs]
-    result = _run("merge_heads", merge_fn, merge_ref, [("merge_order", merge_wrong), ("merge_order", merge_dh_first)], merge_cases)
-    return CheckResult("split_heads/merge_heads", result.passed, result.message, result.mistake, 2 * len(xs))
+    # 어텐션 출력처럼 메모리상 연속인 (B, H, L, Dh)를 넘깁니다 (그래야 permute 뒤 view가 실패함)
+    merge_cases = [_Case(f"merge(x{tuple(split_ref(x, h).shape)})", (split_ref(x, h).contiguous(),)) for x, h in xs]
+    result = _run("merge_heads_seq", merge_fn, merge_ref, [("merge_order_seq", merge_no_permute),
+                  ("merge_order_seq", merge_dh_first), ("batch_first", merge_batch_first)], merge_cases)
+    return CheckResult("split/merge (L, B, E)", result.passed, result.message, result.mistake, 2 * len(xs))
 
 
-def check_causal_mask(fn: Callable[[int], Tensor]) -> CheckResult:
-    """``fn(L) -> (L, L)`` bool 인과 마스크(True = 참여 가능)를 채점합니다.
+def check_torch_mha_forward(fn: Callable[..., Any], *, seed: int = 0) -> CheckResult:
+    """``fn(x, mha, key_padding_mask=None) -> (output, weights)``가 ``nn.MultiheadAttention``과 같은지 채점합니다.
 
-    Returns:
-        ``CheckResult`` (알아챈 실수: mask_inverted, causal_strict, mask_float).
-
-    Shape:
-        - 반환: ``(L, L)``
-    """
-    variants = [("mask_inverted", lambda L: ~causal_mask(L)), ("causal_strict", lambda L: torch.ones(L, L, dtype=torch.bool).tril(-1))]
-    return _mask_run("causal_mask", fn, causal_mask, variants, [_Case(f"L={L}", (L,)) for L in (4, 7, 1)])
-
-
-def check_padding_mask(fn: Callable[[list[int], int], Tensor]) -> CheckResult:
-    """``fn(lengths, S) -> (B, 1, 1, S)`` bool 패딩 마스크를 채점합니다.
+    ``mha``는 ``batch_first=False``(기본값)인 셀프 어텐션 모듈이고, ``key_padding_mask``는 PyTorch 극성
+    (``True`` = 무시)입니다. 비교 대상은 ``mha(x, x, x, key_padding_mask=..., need_weights=True,
+    average_attn_weights=False)``입니다.
 
     Returns:
-        ``CheckResult`` (알아챈 실수: mask_inverted, padding_shape, mask_float).
+        ``CheckResult`` (알아챈 실수: no_scale, in_proj_order, kpm_polarity, softmax_axis, merge_order_seq,
+        no_out_proj, batch_first).
 
     Shape:
-        - lengths: 길이 ``B``인 정수 목록
-        - 반환: ``(B, 1, 1, S)``
+        - x: ``(L, B, E)``, key_padding_mask: ``(B, S)`` (``S = L``)
+        - 반환: output ``(L, B, E)``, weights ``(B, H, L, S)``
     """
-    variants = [("mask_inverted", lambda n, S: ~padding_mask(n, S)), ("padding_shape", lambda n, S: padding_mask(n, S)[:, 0, 0, :]),
-                ("padding_shape", lambda n, S: padding_mask(n, S)[:, 0])]
-    cases = [_Case(f"lengths={n}, S={S}", (n, S)) for n, S in [([3, 1], 4), ([5, 2, 0], 5), ([2], 2)]]
-    return _mask_run("padding_mask", fn, padding_mask, variants, cases)
+    g = _gen(seed)
+    cases = []
+    for L, B, E, H, lengths, left in [(4, 2, 8, 2, None, False), (5, 3, 12, 3, [5, 2, 4], False),
+                                      (3, 2, 16, 4, [3, 1], True)]:
+        with torch.random.fork_rng(devices=[]):  # 학생 커널의 전역 난수 상태는 그대로
+            torch.manual_seed(seed + E)
+            mha = nn.MultiheadAttention(E, H)
+        kpm = None if lengths is None else ~padding_mask(lengths, L)[:, 0, 0]
+        kpm = kpm.flip(-1) if left and kpm is not None else kpm
+        label = f"L={L}, B={B}, E={E}, H={H}" + (f", key_padding_mask({'왼쪽' if left else '오른쪽'} 패딩 {lengths})" if lengths else "")
+        cases.append(_Case(label, (torch.randn(L, B, E, generator=g), mha), {"key_padding_mask": kpm}))
+
+    def ref(x: Tensor, mha: nn.MultiheadAttention, key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        return mha(x, x, x, key_padding_mask=key_padding_mask, need_weights=True, average_attn_weights=False)
+
+    names = ["no_scale", "in_proj_order", "kpm_polarity", "softmax_axis", "merge_order_seq", "no_out_proj"]
+    with torch.no_grad():
+        result = _run("nn.MultiheadAttention 손으로", fn, ref, [(n, _torch_mha_variant(n)) for n in names], cases)
+        if result.passed or result.mistake is not None:
+            return result
+        try:  # (B, L, E)로 본 잘못은 가중치 모양이 (L, H, B, B)로 나옴
+            _, weights = fn(*cases[0].args, **cases[0].kwargs)
+        except Exception:  # 오류는 이미 보고서에 있음
+            return result
+    L, B = cases[0].args[0].shape[:2]
+    if isinstance(weights, Tensor) and tuple(weights.shape) == (L, cases[0].args[1].num_heads, B, B):
+        return CheckResult(result.question, False, f"{cases[0].label}에서 틀렸습니다.\n힌트: {MISTAKES['batch_first']}",
+                           "batch_first", result.cases)
+    return result
 
 
-def check_combined_mask(fn: Callable[[Tensor, Tensor], Tensor]) -> CheckResult:
-    """``fn(causal, padding) -> (B, 1, L, S)`` 두 마스크를 합친 결과를 채점합니다.
+def check_key_padding_mask(fn: Callable[..., Tensor]) -> CheckResult:
+    """``fn(lengths, S, side="right") -> (B, S)``: ``nn.MultiheadAttention``의 ``key_padding_mask``(True = 무시)를 채점합니다.
+
+    ``side="left"``면 ``[PAD]``가 앞에 붙어 실제 토큰이 오른쪽 끝 ``lengths[b]``칸에 있습니다.
+
+    Returns:
+        ``CheckResult`` (알아챈 실수: kpm_polarity, kpm_shape, padding_side, mask_float).
 
     Shape:
-        - causal: ``(L, S)``, padding: ``(B, 1, 1, S)``
-        - 반환: ``(B, 1, L, S)``
+        - lengths: 길이 ``B``, 반환: ``(B, S)`` bool, ``True`` = 패딩(무시)
     """
-    cases = [_Case(f"L={L}, lengths={n}", (causal_mask(L), padding_mask(n, L))) for L, n in [(4, [4, 2]), (5, [1, 5, 3])]]
-    return _mask_run("combine_masks", fn, lambda c, p: c & p, [("combine_or", lambda c, p: c | p), ("mask_inverted", lambda c, p: ~(c & p))], cases)
+    def ref(lengths: list[int], S: int, side: str = "right") -> Tensor:
+        pad = ~padding_mask(lengths, S)[:, 0, 0]  # (B, 1, 1, S) -> (B, S), True = 오른쪽 패딩 자리
+        return pad.flip(-1) if side == "left" else pad
+
+    variants = [("kpm_polarity", lambda n, S, side="right": ~ref(n, S, side)),
+                ("kpm_shape", lambda n, S, side="right": ref(n, S, side)[:, None, None, :]),  # (B, S) -> (B, 1, 1, S)
+                ("padding_side", lambda n, S, side="right": ref(n, S, "left" if side == "right" else "right")),
+                ("mask_float", lambda n, S, side="right": ref(n, S, side).float())]
+    cases = [_Case(f"lengths={n}, S={S}, side={side!r}", (n, S), {"side": side})
+             for n, S, side in [([3, 1], 4, "right"), ([5, 2, 0], 5, "left"), ([2, 3], 4, "left"), ([4, 1], 6, "right")]]
+    return _run("key_padding_mask", fn, ref, variants, cases)
 
 
-def check_scale(fn: Callable[[int], float]) -> CheckResult:
-    """``fn(d_k) -> 1/sqrt(d_k)``를 채점합니다.
+def check_alibi_causal_mask(fn: Callable[[int, float], Tensor]) -> CheckResult:
+    """``fn(L, slope) -> (L, L)`` 덧셈 마스크를 채점합니다: ``j <= i``면 ``-slope * (i - j)``, ``j > i``면 ``-inf``.
+
+    Returns:
+        ``CheckResult`` (알아챈 실수: additive_no_block, bias_sign, finite_block, causal_direction, mask_bool_not_additive).
 
     Shape:
-        - 반환: 파이썬 실수
+        - 반환: ``(L, L)`` float (행 = 쿼리 i, 열 = 키 j)
     """
-    variants = [("scale_dk", lambda d: 1.0 / d), ("scale_sqrt", lambda d: math.sqrt(d)), ("no_scale", lambda d: 1.0)]
-    return _run("scale", fn, lambda d: 1.0 / math.sqrt(d), variants, [_Case(f"d_k={d}", (d,)) for d in (4, 16, 64, 512)])
+    def distance(L: int) -> Tensor:
+        pos = torch.arange(L)
+        return (pos[:, None] - pos[None, :]).float()  # (L, 1) - (1, L) -> (L, L): i - j
+
+    def ref(L: int, slope: float, fill: float = float("-inf"), sign: float = -1.0, future: bool = True) -> Tensor:
+        d = distance(L)
+        blocked = d < 0 if future else d > 0  # 미래(j > i) 또는 잘못된 방향
+        return (sign * slope * d.abs()).masked_fill(blocked, fill)
+
+    variants = [("additive_no_block", lambda L, s: -s * distance(L).abs()),
+                ("bias_sign", lambda L, s: ref(L, s, sign=1.0)),
+                ("finite_block", lambda L, s: ref(L, s, fill=-1e9)),
+                ("finite_block", lambda L, s: ref(L, s, fill=-1e4)),
+                ("finite_block", lambda L, s: ref(L, s, fill=torch.finfo(torch.float32).min)),
+                ("causal_direction", lambda L, s: ref(L, s, future=False)),
+                ("mask_bool_not_additive", lambda L, s: distance(L) >= 0)]
+    cases = [_Case(f"L={L}, slope={s}", (L, s)) for L, s in [(4, 1.0), (5, 0.5), (6, 0.25), (1, 2.0)]]
+    return _run("alibi_causal_mask", fn, ref, variants, cases)
 
 
 def check_saturation(fn: Callable[..., float]) -> CheckResult:
-    """``fn(d_k, scaled, seed=0) -> 비율``을 ``reference_saturation``과 비교합니다.
+    """``fn(d_k, scale, seed=0) -> 비율``을 ``reference_saturation``(약속된 실험)과 비교합니다.
+
+    Returns:
+        ``CheckResult`` (알아챈 실수: scale_ignored, softmax_axis, draw_order).
 
     Shape:
         - 반환: 파이썬 실수 (0~1)
     """
-    variants = [("scaled_flag", lambda d, s, seed=0: reference_saturation(d, not s, seed)),
-                ("scaled_flag", lambda d, s, seed=0: reference_saturation(d, True, seed)),
-                ("no_scale", lambda d, s, seed=0: reference_saturation(d, False, seed))]
-    cases = [_Case(f"d_k={d}, scaled={s}, seed={sd}", (d, s), {"seed": sd}) for d, s, sd in [(64, False, 0), (64, True, 0), (256, True, 1), (4, False, 2)]]
+    variants = [("scale_ignored", lambda d, s, seed=0: reference_saturation(d, 1.0 / math.sqrt(d), seed)),
+                ("scale_ignored", lambda d, s, seed=0: reference_saturation(d, 1.0, seed)),
+                ("softmax_axis", lambda d, s, seed=0: _saturation_experiment(d, s, seed, dim=0)),
+                ("draw_order", lambda d, s, seed=0: _saturation_experiment(d, s, seed, keys_first=True))]
+    cases = [_Case(f"d_k={d}, scale={s:g}, seed={sd}", (d, s), {"seed": sd})
+             for d, s, sd in [(64, 1.0, 0), (64, 0.125, 0), (256, 1 / 256, 1), (16, 2.0, 2), (256, 1.0, 3)]]
     return _run("measure_saturation", fn, reference_saturation, variants, cases)
-
-
-def check_cross_attention(fn: Callable[..., Any], *, seed: int = 0) -> CheckResult:
-    """``fn(mha, decoder_x, encoder_out, src_lengths) -> (output, weights)`` 크로스 어텐션을 채점합니다.
-
-    Returns:
-        ``CheckResult`` (알아챈 실수: cross_swapped, cross_no_mask, cross_causal, mask_inverted).
-
-    Shape:
-        - decoder_x ``(B, L, E)``, encoder_out ``(B, S, E)``, src_lengths 길이 ``B``
-        - 반환 output ``(B, L, E)``, weights ``(B, H, L, S)``
-    """
-    from ..attention import MultiHeadAttention
-
-    torch.manual_seed(seed)
-    g = _gen(seed)
-    cases = []
-    for B, L, S, E, H, n in [(2, 3, 5, 8, 2, [5, 2]), (3, 6, 4, 12, 3, [4, 1, 3])]:
-        mha = MultiHeadAttention(E, H).eval()
-        cases.append(_Case(f"B={B}, L={L}, S={S}, E={E}, H={H}, src_lengths={n}",
-                           (mha, torch.randn(B, L, E, generator=g), torch.randn(B, S, E, generator=g), n)))
-
-    def ref(mha: Any, x: Tensor, mem: Tensor, n: list[int], mask: Any = "pad") -> Any:
-        with torch.no_grad():
-            m = padding_mask(n, mem.shape[1]) if mask == "pad" else mask(n, x.shape[1], mem.shape[1])
-            return mha(x, mem, mem, attn_mask=m)
-
-    variants = [
-        ("cross_swapped", lambda mha, x, mem, n: mha(mem, x, x)),
-        ("cross_no_mask", lambda mha, x, mem, n: ref(mha, x, mem, n, lambda n, L, S: None)),
-        ("cross_causal", lambda mha, x, mem, n: ref(mha, x, mem, n, lambda n, L, S: padding_mask(n, S) & causal_mask(L, S))),
-        ("mask_inverted", lambda mha, x, mem, n: ref(mha, x, mem, n, lambda n, L, S: ~padding_mask(n, S))),
-    ]
-    with torch.no_grad():
-        return _run("cross_attention", fn, ref, variants, cases)

@@ -2,9 +2,9 @@
 
 채점기는 학생 함수를 여러 무작위 모양과 마스크에서 참조 구현과 비교합니다. 틀렸을 때는
 잘 알려진 실수를 흉내 낸 "틀린 참조"와도 비교해서, 그중 하나와 똑같이 움직이면 그 실수를
-한국어로 짚어 줍니다(스케일링 빠짐, 소프트맥스 축, 마스크 극성, 가려진 행의 NaN, 헤드를
-잘못된 순서로 합치기 등). 그 비교를 하는 ``_run``이 이 모듈에 있고, 문제별 채점기
-(``checkers.py``, ``practice.py``)는 참조, 틀린 참조, 경우(``_Case``)만 정해서 넘깁니다.
+한국어로 짚어 줍니다(스케일링 빠짐, 소프트맥스 축, 마스크 극성, 헤드를 잘못된 순서로 합치기 등;
+힌트의 표는 ``hints.py``의 ``MISTAKES``). 그 비교를 하는 ``_run``이 이 모듈에 있고, 문제별 채점기
+(``checkers*.py``, ``practice*.py``)는 참조, 틀린 참조, 경우(``_Case``)만 정해서 넘깁니다.
 """
 
 from __future__ import annotations
@@ -18,43 +18,9 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from .hints import MISTAKES
+
 __all__ = ["MISTAKES", "CheckResult", "ExerciseFailure"]
-
-# 잘 알려진 실수와 그 힌트. 키는 CheckResult.mistake 에 들어갑니다 (테스트가 이 키로 확인).
-MISTAKES: dict[str, str] = {
-    "no_scale": "점수에 1/sqrt(d_k)를 곱하지 않았습니다(스케일링 빠짐). "
-    "`scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)`처럼 d_k의 제곱근으로 나누세요.",
-    "scale_dk": "1/sqrt(d_k)가 아니라 1/d_k로 나누었습니다. 내적의 분산은 d_k이므로 표준편차 sqrt(d_k)로 나눕니다.",
-    "scale_sqrt": "sqrt(d_k)를 곱했습니다. 스케일은 그 역수 1/sqrt(d_k)입니다.",
-    "softmax_axis": "소프트맥스를 잘못된 축(dim=-2, 쿼리 축)으로 취했습니다. "
-    "가중치는 쿼리마다 키 축을 따라 합이 1이어야 하므로 `softmax(scores, dim=-1)`입니다.",
-    "mask_inverted": "마스크 극성이 뒤집혔습니다. 이 책의 bool 마스크는 True = 참여 가능입니다. "
-    "True 자리가 아니라 False 자리를 -inf로 채우세요: `scores.masked_fill(~attn_mask, float('-inf'))`.",
-    "nan_rows": "모든 키가 가려진 행에서 NaN이 나왔습니다(exp(-inf)/0 = 0/0). 그런 행은 소프트맥스 전에 "
-    "점수를 0으로 바꾸고, 소프트맥스 뒤에 가중치를 0으로 만드세요. 출력도 0이 됩니다.",
-    "mask_after_softmax": "마스크를 소프트맥스 뒤에 걸었습니다. 그러면 행의 합이 1이 아닙니다. "
-    "-inf 채우기는 소프트맥스 앞의 점수에 하세요.",
-    "merge_order": "헤드를 잘못된 순서로 이어 붙였습니다. (B, H, L, Dh)를 곧바로 (B, L, E)로 reshape하면 "
-    "헤드와 토큰이 뒤섞입니다. 먼저 `transpose(1, 2)`로 (B, L, H, Dh)를 만든 뒤 합치세요.",
-    "merge_view": "transpose한 텐서는 메모리상 연속이 아니어서 `.view`가 실패합니다. "
-    "`.contiguous().view(...)` 또는 `.reshape(...)`를 쓰세요.",
-    "split_order": "헤드를 잘못 나누었습니다. (B, L, E)를 곧바로 (B, H, L, Dh)로 view하면 토큰이 헤드로 흩어집니다. "
-    "`view(B, L, H, Dh)` 다음에 `transpose(1, 2)`를 하세요.",
-    "causal_strict": "대각선까지 가렸습니다. 쿼리 i는 자기 자신(키 i)도 볼 수 있어야 하므로 `tril()`(diagonal=0)입니다.",
-    "mask_float": "마스크는 bool 텐서여야 합니다(True = 참여 가능). 0/1 float 텐서는 점수에 더하는 덧셈 마스크로 해석됩니다.",
-    "padding_shape": "패딩 마스크가 (B, S) 모양입니다. 헤드 축과 쿼리 축으로 브로드캐스트되도록 (B, 1, 1, S)로 만드세요.",
-    "combine_or": "두 마스크를 |(또는)로 합쳤습니다. 두 마스크가 모두 허용한 자리만 참여해야 하므로 &(그리고)입니다.",
-    "scaled_flag": "scaled 인자를 무시했습니다. scaled=False일 때는 스케일링 없이, True일 때만 1/sqrt(d_k)를 곱합니다.",
-    "cross_swapped": "쿼리와 키·밸류를 바꿔 넣었습니다. 크로스 어텐션의 쿼리는 디코더 쪽(길이 L), "
-    "키와 밸류는 인코더 출력(길이 S)입니다. 가중치 모양은 (B, H, L, S)입니다.",
-    "cross_no_mask": "인코더의 패딩 마스크를 넘기지 않았습니다. `padding_mask(src_lengths, S)`를 attn_mask로 주세요.",
-    "cross_causal": "크로스 어텐션에 인과 마스크를 걸었습니다. 디코더의 각 위치는 인코더 출력 전체(패딩 제외)를 볼 수 있습니다.",
-    "temperature_mul": "점수를 온도 T로 나누지 않고 곱했습니다. `softmax(scores / T, dim=-1)`입니다.",
-    "param_no_bias": "편향(bias)을 빼고 셌습니다. 선형층 네 개에 각각 E개의 편향이 있습니다.",
-    "param_no_out": "출력 투영 W_o를 빼고 셌습니다. W_q, W_k, W_v, W_o 네 개입니다.",
-    "not_implemented": "함수가 None을 돌려주었습니다. 아직 구현하지 않았거나 return을 빠뜨렸습니다.",
-}
-
 
 class ExerciseFailure(AssertionError):
     """채점기가 실패를 알리는 예외. 메시지는 한국어 보고서입니다.
