@@ -285,8 +285,14 @@ def test_display_bundle_carries_the_widget_view_and_the_static_explorer(explorer
     assert meta["tokens"] == SENTENCE.split() and meta["seed"] == 0
     spec = json.loads(re.search(r'-spec">(.*?)</script>', html).group(1))
     values = {p["name"].split("_")[0]: p["value"] for p in spec["params"]}
-    assert values == {"dk": 64, "heads": 4, "kv": 4, "mask": "causal", "scaled": True}
+    # KV 헤드 수를 나누지 않았으면 정적 조작기는 "헤드 수와 같게"(가장 큰 값): 헤드 수를 바꿔도 멀티헤드로 남음
+    assert values == {"dk": 64, "heads": 4, "kv": 16, "mask": "causal", "scaled": True}
+    kv_bind = next(p["bind"] for p in spec["params"] if p["name"].startswith("kv_"))
+    assert kv_bind["labels"][-1] == "헤드 수와 같게" and kv_bind["options"][-1] == 16
     assert bundle["text/plain"].startswith("AttentionExplorer(")
+    explorer.set(num_heads=8, num_kv_heads=2)
+    spec = json.loads(re.search(r'-spec">(.*?)</script>', explorer._repr_mimebundle_()["text/html"]).group(1))
+    assert {p["name"].split("_")[0]: p["value"] for p in spec["params"]}["kv"] == 2
 
 
 def test_static_html_for_long_sentences_is_a_korean_note():

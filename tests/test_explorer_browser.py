@@ -55,7 +55,7 @@ PROBE_JS = """
           if (d && d.w !== undefined && d.k !== undefined && d.h !== undefined) cells.push([d.h, d.q, d.k, d.w]);
         }
       }
-      if (mark.marktype === "text") for (const it of mark.items) if (it.text) texts.push(String(it.text));
+      if (mark.marktype === "text") for (const it of mark.items) if (it.text) texts.push(Array.isArray(it.text) ? it.text.join(" ") : String(it.text));  // 여러 줄 글은 배열
     });
     return {cells: cells, texts: texts};
   }
@@ -386,11 +386,14 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
             if state["heads"] != 8:
                 state = {**state, "heads": 8}
                 act("헤드 8개 (클릭)", lambda: root.locator("label:has(> input[type=radio][value='8'])").click(), state)
+            if state["kv"] == 2:  # 7장 탐색기는 KV 헤드 2개로 시작: 먼저 4개로 바꿔 둠
+                state = {**state, "kv": 4}
+                act("KV 헤드 수 4 (선택)", lambda: root.locator("select").nth(1).select_option("4"), state)
             state = {**state, "kv": 2}
             act("KV 헤드 수 (선택)", lambda: root.locator("select").nth(1).select_option("2"), state)
             titles = page.evaluate("(id) => window.__attnProbe.read(window.__attnExplorers[id]).texts", eid)
             assert "헤드 3 · KV 그룹 0" in titles and "헤드 4 · KV 그룹 1" in titles, titles
-            readout = next(t for t in titles if t.startswith("KV 캐시:"))
+            readout = next(t for t in titles if t.startswith("KV 캐시 (토큰 하나, 층 하나, float32):"))
             assert f"KV 헤드 2 × d_k {state['dk']} × 4바이트 = {2 * 2 * state['dk'] * 4:,}바이트" in readout, readout
 
             root.screenshot(path=str(screenshot_dir / f"explorer__{docname.replace('/', '__')}__{eid}__after_input.png"))

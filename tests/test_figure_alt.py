@@ -511,22 +511,26 @@ def explorer_blocks(html: str) -> list[tuple[dict, str, list[str], str]]:
     return out
 
 
-def expected_summary(meta: dict, dk: int, heads: int, mask: str, scaled: bool) -> list[str]:
+def expected_summary(meta: dict, dk: int, heads: int, mask: str, scaled: bool, kv: int | None = None) -> list[str]:
     tokens = shown_tokens(meta["tokens"], mask)
-    weights, *_ = ExplorerModel(meta["seed"]).weights(tokens, d_k=dk, num_heads=heads, mask=mask, scaled=scaled)
+    weights, *_ = ExplorerModel(meta["seed"]).weights(tokens, d_k=dk, num_heads=heads, mask=mask, scaled=scaled,
+                                                      num_kv_heads=kv)
     return describe_heads(weights, tokens, tokens)
 
 
 @pytest.mark.site
 def test_static_explorer_summary_matches_describe_heads(html_dir: Path):
-    found = 0
+    found = found_kv = 0
     for docname in TOC_DOCNAMES:
         for meta, key, lines, opening in explorer_blocks((html_dir / f"{docname}.html").read_text(encoding="utf-8")):
-            dk, mask, scaled, heads = key.split("|")
+            # data-key: d_k|마스크|스케일링[|shift]|헤드 수, 그룹 크기 H / Hkv = 2^shift (summary_key)
+            dk, mask, scaled, *shift, heads = key.split("|")
+            kv = int(heads) >> int(shift[0]) if shift else None
             assert 'aria-live="polite"' in opening
-            assert lines == expected_summary(meta, int(dk), int(heads), mask, scaled == "1"), docname
+            assert lines == expected_summary(meta, int(dk), int(heads), mask, scaled == "1", kv), docname
+            found_kv += kv is not None
             found += 1
-    assert found >= 1
+    assert found >= 1 and found_kv >= 1  # 7장 탐색기는 그룹 쿼리 어텐션(KV 헤드 2개)으로 시작
 
 
 # ---------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def explorer_spec(
     """정적 탐색기의 Vega-Lite 명세 (JSON으로 바꿀 수 있는 사전).
 
     조작기(bound params): ``dk``(선택), ``heads``(라디오), ``kv``(선택: 키·밸류 헤드 수, 헤드 수보다 크면
-    헤드 수로 봄), ``mask``(라디오, 한국어 이름), ``scaled``(체크박스). 헤드 수가 2의 거듭제곱이므로 그보다 작은
+    헤드 수로 봄; 가장 큰 값은 "헤드 수와 같게"로 보이고 처음 값), ``mask``(라디오, 한국어 이름), ``scaled``(체크박스). 헤드 수가 2의 거듭제곱이므로 그보다 작은
     2의 거듭제곱은 모두 헤드 수를 나눕니다. 쿼리 헤드 ``h``는 키 헤드 ``floor(h / (H / Hkv))``의 점수 행을 씁니다. 맨 위의 변환(transform)이 고른 격자점의 점수를 펴고, 스케일링, 마스크,
     소프트맥스를 계산합니다. 히트맵(헤드별 facet)과 포화 히스토그램이 그 결과를 같이 씁니다.
     계산된 가중치는 히트맵 칸마다 필드 ``h, q, k, w``로 있습니다.
@@ -65,7 +65,11 @@ def explorer_spec(
     names = param_names(key)
     dk, heads, mask_, scaled_, kv = names["dk"], names["heads"], names["mask"], names["scaled"], names["kv"]
     heads0 = _static_heads(num_heads)
-    kv0 = heads0 if num_kv_heads is None else max(h for h in STATIC_HEADS if h <= min(num_kv_heads, heads0))
+    # KV 헤드 수를 따로 고르지 않으면 가장 큰 값("헤드 수와 같게"): 헤드 수를 바꿔도 보통의 멀티헤드로 남습니다
+    # (살아 있는 탐색기에서 KV 헤드 수가 헤드 수를 따라가는 것과 같음).
+    kv_all = max(STATIC_HEADS)
+    kv0 = (kv_all if num_kv_heads is None or num_kv_heads >= heads0
+           else max(h for h in STATIC_HEADS if h <= num_kv_heads))
     kv_eff = f"min({kv}, {heads})"  # 고른 KV 헤드 수가 헤드 수보다 크면 헤드 수 (보통의 멀티헤드)
     group = f"({heads} / {kv_eff})"  # 그룹 크기 G = H / Hkv
     causal, padding = f"indexof({mask_}, 'causal') >= 0", f"indexof({mask_}, 'padding') >= 0"
@@ -74,7 +78,8 @@ def explorer_spec(
         {"name": heads, "value": heads0,
          "bind": {"input": "radio", "options": list(STATIC_HEADS), "name": "헤드 수 "}},
         {"name": kv, "value": kv0,
-         "bind": {"input": "select", "options": list(STATIC_HEADS), "name": "KV 헤드 수 "}},
+         "bind": {"input": "select", "options": list(STATIC_HEADS),
+                  "labels": [str(h) for h in STATIC_HEADS if h < kv_all] + ["헤드 수와 같게"], "name": "KV 헤드 수 "}},
         {"name": mask_, "value": mask, "bind": {"input": "radio", "options": list(MASKS),
                                                 "labels": [MASK_LABELS[m] for m in MASKS], "name": "마스크 "}},
         {"name": scaled_, "value": bool(scaled), "bind": {"input": "checkbox", "name": "1/√d_k 스케일링 "}},
@@ -163,10 +168,11 @@ def explorer_spec(
                 # KV 캐시 읽기: 토큰 하나, 층 하나가 캐시에 더하는 바이트 (model.kv_cache_bytes_per_token)
                 "transform": [
                     {"filter": "datum.k == 0 && datum.q == 0 && datum.h == 0"},
-                    {"calculate": (f"'KV 캐시: 토큰 하나, 층 하나에 2 × KV 헤드 ' + {kv_eff} + ' × d_k ' + {dk} + ' × "
-                                   f"{KV_BYTES_PER_ELEMENT}바이트 = ' + format(2 * {kv_eff} * {dk} * {KV_BYTES_PER_ELEMENT}, ',') "
-                                   f"+ '바이트 (float32; 헤드마다 따로 두면 ' + format(2 * {heads} * {dk} * "
-                                   f"{KV_BYTES_PER_ELEMENT}, ',') + '바이트)'"),
+                    # 여러 줄 글 (Vega의 text는 문자열 배열을 줄마다 그림): 휴대폰 폭에서도 잘리지 않게
+                    {"calculate": (f"['KV 캐시 (토큰 하나, 층 하나, float32):', '2 × KV 헤드 ' + {kv_eff} + ' × d_k ' "
+                                   f"+ {dk} + ' × {KV_BYTES_PER_ELEMENT}바이트 = ' + format(2 * {kv_eff} * {dk} * "
+                                   f"{KV_BYTES_PER_ELEMENT}, ',') + '바이트', '(헤드마다 따로 두면 ' + format(2 * {heads} * "
+                                   f"{dk} * {KV_BYTES_PER_ELEMENT}, ',') + '바이트)']"),
                      "as": "kvlabel"},
                 ],
                 "mark": {"type": "text", "align": "left", "baseline": "top", "fontSize": 11, "dy": 40},

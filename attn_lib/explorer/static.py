@@ -205,7 +205,7 @@ def explorer_html(
             "data_bytes": len(_script_json(spec).encode("utf-8"))}
     loader = _LOADER_JS % {"id": json.dumps(uid)}
     heads = _static_heads(num_heads)
-    kv = next(p["value"] for p in spec["params"] if p["name"] == param_names(key)["kv"])  # 헤드 수 이하로 맞춘 값
+    kv = min(heads, next(p["value"] for p in spec["params"] if p["name"] == param_names(key)["kv"]))  # 실제 KV 헤드 수
     table = grid["summary"]
     state = summary_key(d_k, mask, scaled, (heads // kv).bit_length() - 1)
     lines = [table["lines"][i] for i in table["index"][state][:heads]]
