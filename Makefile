@@ -3,7 +3,8 @@
 #   make book    .venv 와 node_modules 를 준비하고 사이트를 _build/html 에 빌드
 #   make test    make book 다음, 브라우저 테스트용 시스템 패키지를 확인하고 pytest 전체 실행
 #   make bench   benchmarks/bench_*.py 를 모두 실행
-#   make serve   _build/html 을 http://127.0.0.1:8000 에서 보여 줌
+#   make bench-site  모든 페이지에 Lighthouse 12 (gzip 으로 내보낸 사이트, 휴대폰 기본 설정)
+#   make serve   _build/html 을 http://127.0.0.1:8000 에서 gzip 으로 보여 줌
 #   make clean   빌드 결과와 복사한 자산 삭제 (distclean: .venv, node_modules 까지)
 #   make binder  requirements.txt 에서 binder/requirements.txt 를 다시 생성 (CPU torch, 실행에 필요한 것만)
 #
@@ -68,7 +69,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test bench serve clean distclean setup browser-deps assignments grade binder print-watched
+.PHONY: book test bench bench-site serve clean distclean setup browser-deps assignments grade binder print-watched
 
 # ---- 목표 (targets) -----------------------------------------------------------------
 book: setup $(EXEC_STAMP)
@@ -87,16 +88,27 @@ test: book browser-deps assignments
 bench: $(VENV_STAMP)
 	$(PY) benchmarks/run_all.py
 
+# 사이트 속도: 빌드한 사이트를 gzip 으로 내보내고 모든 페이지에 Lighthouse 12 (기본 모바일 설정).
+# lighthouse 는 책의 node_modules 와 따로 .bench-tools/ 에 받습니다 (빌드에는 필요 없음).
+# lighthouse 13 은 Node 22 가 필요해서 12 에 묶습니다. (Lighthouse on every page, served with gzip.)
+LIGHTHOUSE_VERSION ?= 12.8.2
+LIGHTHOUSE := .bench-tools/node_modules/.bin/lighthouse
+$(LIGHTHOUSE):
+	$(NPM) install --prefix .bench-tools --no-audit --no-fund --no-save lighthouse@$(LIGHTHOUSE_VERSION)
+
+bench-site: book browser-deps $(LIGHTHOUSE)
+	$(PY) benchmarks/site_lighthouse.py --lighthouse $(LIGHTHOUSE)
+
 serve:
 	@test -f $(HTML_DIR)/index.html || { echo "$(HTML_DIR) 이 없습니다. 먼저 'make book' (run 'make book' first)" >&2; exit 1; }
-	@echo ">>> http://$(HOST):$(PORT)/  (Ctrl+C 로 멈춤)"
-	$(PY) -m http.server $(PORT) --bind $(HOST) --directory $(HTML_DIR)
+	@echo ">>> http://$(HOST):$(PORT)/  (gzip, Ctrl+C 로 멈춤)"
+	$(PY) scripts/serve_gzip.py $(HTML_DIR) --port $(PORT) --bind $(HOST)
 
 clean:
 	rm -rf $(BUILD_DIR) $(VENDOR) .pytest_cache
 
 distclean: clean
-	rm -rf $(VENV) $(NODE_MODULES)
+	rm -rf $(VENV) $(NODE_MODULES) .bench-tools
 
 setup: $(VENV_STAMP) $(ASSETS_STAMP)
 

@@ -19,12 +19,24 @@
 7. ``_static/js/nav-toggle.js``: 보이는 ≡ 단추와 "이 페이지" 단추가 휴대폰에서 목록을 열고, 넓은 화면에서
    사이드바를 숨기고 보이게 합니다 (테마 0.17 의 윗물 버그; 파일 머리의 설명).
 8. ``korean.css``: 표 칸은 숫자·낱말·모양 튜플 가운데에서 줄을 바꾸지 않고, 넓은 표는 제 상자 안에서 옆으로 넘깁니다.
+9. 테마 템플릿에 영어로 박힌 화면 글("Skip to main content", ``title="Toggle primary sidebar"``,
+   ``aria-label="Main"`` 등)을 빌드가 끝난 뒤 HTML 파일에서 한국어로 바꿉니다 (``UI_STRINGS``). 테마의 한국어
+   번역 목록에 없거나 번역할 수 없게 박힌 글이고("Launch on" + " Binder" 처럼 이어 붙인 글은 어순이 맞지 않음),
+   화면 낭독기가 읽는 이름과 툴팁이기도 합니다. 표에 없는 영어 글이 남으면 tests/test_site_layout.py 가 알립니다.
+   (Hard-coded English theme strings are replaced in the written HTML after the build.)
+10. 페이지의 외부 스크립트를 ``defer`` 로 싣습니다 (``defer_scripts``): 머리(head)의 동기 스크립트는 하나하나가
+    첫 화면 그리기를 막습니다(휴대폰의 느린 4G 에서 수 초). ``defer`` 스크립트는 HTML 을 다 읽은 뒤 **적힌 순서대로**
+    실행되므로 서로의 순서(doctools -> translations, offline-setup -> MathJax)는 그대로입니다. 인라인 스크립트가
+    바로 쓰는 ``documentation_options.js`` 만 동기로 둡니다(pydata 의 ``DOCUMENTATION_OPTIONS.pagename = ...``).
+    검색 페이지는 건드리지 않습니다 (``defer_scripts`` 의 주석).
+    (External scripts are deferred; order among deferred scripts is kept.)
 
 테마의 머리글 단추(검색, 색 모드)는 ``_templates/`` 의 덮어쓴 템플릿이 한국어 이름을 줍니다.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -56,7 +68,73 @@ def drop_english_summary_label(app: Sphinx, pagename: str, templatename: str, co
         context["body"] = body.replace(ENGLISH_SUMMARY, "<summary>").replace(CITATION_LIST, '<div class="citation-list">')
 
 
+#: 테마가 영어로 박아 둔 화면 글 -> 한국어 (정확히 이 글만 바꿉니다; 본문은 건드리지 않도록 따옴표·꺾쇠까지)
+UI_STRINGS: dict[str, str] = {
+    '<a href="#main-content">Skip to main content</a>': '<a href="#main-content">본문으로 건너뛰기</a>',
+    '</i>Back to top</button>': '</i>맨 위로</button>',
+    'title="Toggle primary sidebar"': 'title="장 목록 열기·닫기"',
+    'title="Toggle secondary sidebar"': 'title="이 페이지 차례 열기·닫기"',
+    'aria-label="Site navigation"': 'aria-label="장 목록"',
+    'aria-label="Main"': 'aria-label="장 목록"',
+    '<nav aria-label="Page">': '<nav aria-label="이 페이지 차례">',
+    'aria-label="On this page"': 'aria-label="이 페이지 차례"',
+    'aria-label="Version warning"': 'aria-label="버전 알림"',
+    '<h2> Table of contents </h2>': '<h2> 차례 </h2>',
+    'title="next page"': 'title="다음 페이지"',
+    'title="previous page"': 'title="이전 페이지"',
+    'title="Link to this heading"': 'title="이 제목으로 가는 링크"',
+    'aria-label="Launch interactive content"': 'aria-label="실행 환경에서 열기"',
+    'title="Launch on Binder"': 'title="Binder에서 실행"',
+    'title="Launch on Colab"': 'title="Colab에서 실행"',
+    'title="Launch Thebe"': 'title="이 페이지에서 코드 실행 (Thebe, Binder 서버)"',
+    'alt="Binder logo"': 'alt=""',  # 바로 옆에 "Binder" 글이 있는 꾸밈 그림
+    'alt="Colab logo"': 'alt=""',
+    "Please activate JavaScript to enable the search functionality.": "검색하려면 브라우저에서 자바스크립트를 켜 주세요.",
+    "&#169; Copyright": "&#169;",
+    "© Copyright": "©",
+}
+
+
+def korean_ui_strings(app: Sphinx, exception: Exception | None) -> None:
+    """빌드가 끝나면 쓰인 HTML 파일의 ``UI_STRINGS`` 를 한국어로 바꿉니다 (여러 번 돌아도 같은 결과)."""
+    if exception is not None or app.builder is None or app.builder.format != "html":
+        return
+    for path in Path(app.outdir).rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        new = text
+        for english, korean in UI_STRINGS.items():
+            new = new.replace(english, korean)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+
+
+#: 인라인 스크립트가 곧바로 쓰므로 동기로 두는 스크립트 (kept synchronous: inline scripts use them at once)
+SYNC_SCRIPTS = {"_static/documentation_options.js"}
+
+
+def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """``script_files`` 의 외부 스크립트(인라인 아님, async/defer 아님)에 ``defer`` 를 붙입니다."""
+    from sphinx.builders.html._assets import _JavaScript
+
+    scripts = context.get("script_files")
+    # 검색 페이지는 그대로: Sphinx 의 search.html 이 동기로 싣는 searchtools.js 가 doctools.js 의 _ready 를
+    # 곧바로 부르고, search-snippets.js / search-ranking.js 가 Search.init 보다 먼저 Search 를 고쳐야 합니다.
+    if pagename == "search" or not isinstance(scripts, list):
+        return
+    out = []
+    for js in scripts:
+        attrs = getattr(js, "attributes", None)
+        filename = str(getattr(js, "filename", "") or "")
+        if (isinstance(js, _JavaScript) and filename and filename not in SYNC_SCRIPTS and attrs is not None
+                and not {"async", "defer"} & set(attrs) and "body" not in attrs):
+            js = _JavaScript(js.filename, priority=js.priority, **{**attrs, "defer": "defer"})
+        out.append(js)
+    context["script_files"] = out
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("html-page-context", defer_scripts, priority=950)
+    app.connect("build-finished", korean_ui_strings)
     app.connect("config-inited", set_default_mode)
     app.add_css_file(KOREAN_CSS)
     app.add_css_file(ACCESSIBILITY_CSS)

@@ -96,13 +96,21 @@ def explorer_pages(html_dir: Path) -> list[str]:
     return [d for d in TOC_DOCNAMES if 'class="attn-explorer"' in (html_dir / f"{d}.html").read_text(encoding="utf-8")]
 
 
+def scroll_to_explorers(page: Any) -> int:
+    """탐색기는 화면 가까이 와야 그려지므로(IntersectionObserver), 하나씩 화면으로 가져와 다 그려질 때까지 기다립니다."""
+    explorers = page.locator(".attn-explorer")
+    for i in range(explorers.count()):
+        explorers.nth(i).scroll_into_view_if_needed()
+        page.wait_for_function("(i) => document.querySelectorAll('.attn-explorer')[i].hasAttribute('data-ready')",
+                               arg=i, timeout=60_000)
+    return explorers.count()
+
+
 def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs: Any) -> tuple[OfflinePage, list]:
     probe = open_page(**kwargs)
     response = probe.goto(docname)
     assert response is not None and response.ok, f"{docname}: HTTP {response and response.status}"
-    n = probe.page.locator(".attn-explorer").count()
-    probe.page.wait_for_function(
-        f"() => document.querySelectorAll('.attn-explorer[data-ready]').length === {n}", timeout=60_000)
+    n = scroll_to_explorers(probe.page)
     probe.page.evaluate(PROBE_JS)
     metas = probe.page.evaluate(
         """() => Array.from(document.querySelectorAll('.attn-explorer-meta'))
@@ -202,13 +210,30 @@ def test_explorers_draw_the_same_numbers_as_attn_lib(
     assert checked >= 20
 
 
+def test_explorer_loads_vega_only_when_it_comes_near_the_screen(
+    open_offline_page: Callable[..., OfflinePage], pages: list[str]
+) -> None:
+    """페이지를 연 순간에는 vega 를 받지 않고(화면에서 먼 탐색기), 탐색기로 내려가면 받아서 그립니다."""
+    probe = open_offline_page()
+    vega_requests: list[str] = []
+    probe.page.on("request", lambda r: vega_requests.append(r.url) if "/vendor/vega/" in r.url else None)
+    probe.goto("chapters/04_scaling")
+    far = probe.page.evaluate("() => document.querySelector('.attn-explorer').getBoundingClientRect().top")
+    assert far > 800 + 800 + 100, f"탐색기가 첫 화면 가까이에 있어 이 검사가 뜻이 없습니다 (top={far})"
+    probe.page.wait_for_load_state("load")
+    probe.page.wait_for_timeout(500)
+    assert vega_requests == [] and probe.page.locator(".attn-explorer[data-ready]").count() == 0
+    scroll_to_explorers(probe.page)
+    assert any(u.split("?")[0].endswith("vega.min.js") for u in vega_requests), vega_requests
+
+
 def test_explorer_loads_without_require_js(open_offline_page: Callable[..., OfflinePage], pages: list[str]) -> None:
     """위젯이 없는 페이지에는 require.js 가 없습니다: 그때는 script 태그로 vega 를 불러옵니다."""
     probe = open_offline_page()
     probe.page.route("**/vendor/requirejs/require.js*", lambda route: route.abort())
     probe.page.route("**/vendor/html-manager/embed-amd.js*", lambda route: route.abort())
     probe.goto(pages[0])
-    probe.page.wait_for_selector(".attn-explorer[data-ready]", timeout=60_000)
+    scroll_to_explorers(probe.page)
     assert probe.page.evaluate("() => typeof window.define") == "undefined"
     assert probe.page.evaluate("() => typeof window.vegaEmbed") == "function"
     vega_errors = [e for e in probe.page_errors if re.search(r"vega|attn|define", e, re.I)]

@@ -471,28 +471,24 @@ def test_html_alt_equals_the_alt_saved_in_the_notebook_output(book_images):
     assert checked >= 20
 
 
-def widget_state(html: str) -> dict:
-    match = re.search(r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', html, re.S)
-    assert match, "위젯 상태가 페이지에 없습니다"
-    return json.loads(match.group(1).replace(r"<\/", "</"))["state"]
-
-
 @pytest.mark.site
 def test_head_tabs_on_the_static_site_carry_alt_and_a_visible_summary(html_dir: Path):
-    pages = [d for d in TOC_DOCNAMES if '"TabModel"' in (html_dir / f"{d}.html").read_text(encoding="utf-8")]
+    # 웹사이트의 헤드 탭은 위젯이 아니라 정적 HTML 탭 (HeadTabs 의 text/html): 위젯 관리자 없이 바뀜
+    pages = [d for d in TOC_DOCNAMES if 'class="attn-head-tabs"' in (html_dir / f"{d}.html").read_text(encoding="utf-8")]
     assert "chapters/02_multi_head" in pages
     for docname in pages:
-        models = widget_state((html_dir / f"{docname}.html").read_text(encoding="utf-8"))
-        for tab in (m for m in models.values() if m["model_name"] == "TabModel"):
-            children = [models[ref.removeprefix("IPY_MODEL_")] for ref in tab["state"]["children"]]
+        page = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
+        assert '"TabModel"' not in page, f"{docname}: 탭 위젯의 상태가 페이지에 남았습니다"
+        for block in re.findall(r'<div class="attn-head-tabs".*?</figure></div></div>', page, re.S):
+            titles = [html_lib.unescape(t) for t in re.findall(r"<label for=\"[^\"]+\">(.*?)</label>", block)]
+            panels = re.findall(r'<div class="attn-head-tabs-panel"[^>]*>(.*?)</figure></div>', block, re.S)
+            assert len(titles) == len(panels) >= 2
             alts, captions = [], []
-            for h, child in enumerate(children):
-                assert child["model_name"] == "HTMLModel", "탭 패널은 <img alt>를 담은 HTML 위젯이어야 합니다"
-                value = child["state"]["value"]
+            for h, value in enumerate(panels):
                 alt = html_lib.unescape(re.search(r'<img [^>]*alt="([^"]*)"', value).group(1))
                 caption = html_lib.unescape(re.search(r"<figcaption[^>]*>(.*?)</figcaption>", value).group(1))
                 assert caption.startswith(f"헤드 {h}: ") and HANGUL.search(caption[6:]), caption
-                assert tab["state"]["titles"][h] == f"헤드 {h}"
+                assert titles[h] == f"헤드 {h}"
                 assert alt.endswith(caption) and re.search(r"\d", alt) and ".png" not in alt
                 alts.append(alt)
                 captions.append(caption)
@@ -560,6 +556,7 @@ def test_explorer_summary_follows_the_controls_in_the_browser(
     probe = open_offline_page()
     probe.goto("chapters/02_multi_head")
     page = probe.page
+    page.locator(".attn-explorer").first.scroll_into_view_if_needed()  # 화면 가까이 와야 그려짐
     page.wait_for_selector(".attn-explorer[data-ready]", timeout=60_000)
     uid = page.locator(".attn-explorer").first.get_attribute("id")
     meta = json.loads(page.locator(f"#{uid}-meta").text_content())
@@ -589,14 +586,18 @@ def test_head_tabs_panels_show_alt_and_summary_in_the_browser(
     probe = open_offline_page()
     probe.goto("chapters/02_multi_head")
     page = probe.page
-    page.wait_for_selector(".widget-tab .attn-head-tab img", timeout=60_000)
-    tab = page.locator(".widget-tab").first
-    items = tab.locator(".lm-TabBar-tab")
+    tab = page.locator(".attn-head-tabs").first
+    items = tab.locator("label")
     seen = []
     for h in range(items.count()):
-        items.nth(h).click()
-        panel = tab.locator(".attn-head-tab:visible")
-        img, caption = panel.locator("img"), panel.locator("figcaption")
+        if h == 2:  # 키보드로도: 고른 단추에서 → 키
+            tab.locator("input:checked").focus()
+            page.keyboard.press("ArrowRight")
+        else:
+            items.nth(h).click()
+        panels = tab.locator(".attn-head-tab:visible")
+        assert panels.count() == 1, f"헤드 {h}: 보이는 패널 {panels.count()}개"
+        img, caption = panels.locator("img"), panels.locator("figcaption")
         assert caption.inner_text().startswith(f"헤드 {h}: ")
         alt = img.get_attribute("alt")
         assert HANGUL.search(alt) and alt.endswith(caption.inner_text())

@@ -1,13 +1,16 @@
-"""헤드 탭(``head_tabs``): 헤드마다 탭 하나에 히트맵 그림(PNG)과 그 헤드의 글 요약을 담는 ipywidgets 위젯.
+"""헤드 탭(``head_tabs``): 헤드마다 탭 하나에 히트맵 그림(PNG)과 그 헤드의 글 요약을 담는 탭.
 
-그림이 위젯 상태에 저장되므로, 커널이 없는 정적 웹사이트에서도 탭을 눌러 헤드를 바꿔 볼 수 있습니다.
-ipywidgets의 ``Image``에는 대체 텍스트(alt)가 없어서, 탭마다 ``HTML`` 위젯 하나에
+노트북(Jupyter, Colab)에서는 ipywidgets의 ``Tab`` 위젯이고, 웹사이트에서는 같은 내용의 정적 HTML 탭입니다
+(``HeadTabs._repr_mimebundle_``가 둘을 함께 내고 웹사이트는 ``text/html``을 고름). 정적 탭은 라디오 단추와
+CSS만으로 바뀌므로 자바스크립트도 위젯 관리자(gzip 900 KB가 넘는 html-manager)도 필요 없고, 키보드(화살표)로도
+움직입니다. ipywidgets의 ``Image``에는 대체 텍스트(alt)가 없어서, 탭마다 ``HTML`` 위젯 하나에
 ``<img alt="...">``(PNG는 data URI)와 보이는 요약(``<figcaption>``)을 함께 넣습니다.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 from collections.abc import Sequence
 
@@ -20,7 +23,7 @@ from ..viz.describe import describe_heads
 from ..viz.figures import get_alt, png_bytes
 from ..viz.plots import plot_head_heatmaps
 
-__all__ = ["head_tabs", "figure_png"]
+__all__ = ["HeadTabs", "head_tabs", "figure_png"]
 
 
 def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
@@ -39,6 +42,57 @@ _HEAD_TAB_HTML = (
     '<figcaption class="attn-head-summary" style="margin-top:0.3em;white-space:normal;line-height:1.5">'
     "{summary}</figcaption></figure>"
 )
+
+
+#: 정적 탭의 CSS: 고른 라디오 단추의 패널만 보이고, 단추는 탭 모양 (id 마다 규칙이 따로 필요 없게 순서로 짝지음)
+_STATIC_TABS_CSS = """
+.attn-head-tabs { margin: 0.5rem 0 1rem; }
+.attn-head-tabs-bar { display: flex; flex-wrap: wrap; gap: 0.25rem; border-bottom: 1px solid #bbb; margin: 0; padding: 0;
+  border-top: 0; border-left: 0; border-right: 0; }
+.attn-head-tabs-bar legend { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.attn-head-tabs-bar input { position: absolute; opacity: 0; width: 1px; height: 1px; }
+.attn-head-tabs-bar label { padding: 0.35rem 0.8rem; border: 1px solid #bbb; border-bottom: 0; border-radius: 4px 4px 0 0;
+  cursor: pointer; background: #f3f3f3; color: #222; margin: 0; }
+.attn-head-tabs-bar input:checked + label { background: #fff; font-weight: 700; border-color: #0072B2;
+  box-shadow: inset 0 3px 0 #0072B2; }
+.attn-head-tabs-bar input:focus-visible + label { outline: 3px solid #0072B2; outline-offset: 1px; }
+.attn-head-tabs-panel { display: none; padding-top: 0.5rem; }
+"""
+
+
+def _static_tabs_html(panels: Sequence[str], titles: Sequence[str]) -> str:
+    """정적 웹사이트용 탭 HTML: 라디오 단추 묶음(탭 이름)과 패널. 자바스크립트 없이 CSS(``:has``)로 바뀝니다.
+
+    라디오 단추이므로 Tab 키로 묶음에 들어가 화살표 키로 헤드를 바꾸고, 화면 낭독기는 "헤드 고르기" 묶음으로 읽습니다.
+
+    Shape:
+        - panels, titles: 길이 ``H``
+    """
+    uid = "attn-head-tabs-" + hashlib.sha1("".join(panels).encode("utf-8")).hexdigest()[:12]
+    # 고른 단추(h번째)의 패널(h번째)만 보이기. id를 쓰므로 한 페이지에 탭이 여럿이어도 섞이지 않습니다.
+    rules = ", ".join(f"#{uid}:has(#{uid}-{h}:checked) #{uid}-panel-{h}" for h in range(len(panels)))
+    bar = "".join(
+        f'<input type="radio" name="{uid}" id="{uid}-{h}" value="{h}"{" checked" if h == 0 else ""}>'
+        f'<label for="{uid}-{h}">{html.escape(title)}</label>' for h, title in enumerate(titles))
+    body = "".join(f'<div class="attn-head-tabs-panel" id="{uid}-panel-{h}">{panel}</div>'
+                   for h, panel in enumerate(panels))
+    return (f"<style>{_STATIC_TABS_CSS}{rules} {{ display: block; }}</style>"
+            f'<div class="attn-head-tabs" id="{uid}" lang="ko">'
+            f'<fieldset class="attn-head-tabs-bar"><legend>헤드 고르기</legend>{bar}</fieldset>{body}</div>')
+
+
+class HeadTabs(widgets.Tab):
+    """헤드 탭 위젯. 노트북에서는 보통의 ``ipywidgets.Tab``이고, 웹사이트(``text/html``을 고르는 myst-nb)에서는
+    같은 그림과 요약을 담은 정적 HTML 탭으로 보입니다.
+
+    Shape:
+        - 해당 없음 (위젯)
+    """
+
+    def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = _static_tabs_html([child.value for child in self.children], self.titles)
+        return bundle
 
 
 def head_tabs(
@@ -60,6 +114,7 @@ def head_tabs(
         ``ipywidgets.Tab`` (탭 제목 "헤드 0", "헤드 1", ...). 탭마다 ``ipywidgets.HTML`` 하나:
         ``<img alt>``의 대체 텍스트는 그 헤드 그림의 ``get_alt``, 그림 아래의 ``<figcaption>``은
         ``describe_heads``의 그 헤드 줄("헤드 2: 대부분의 쿼리(...)가 이전 토큰에 집중 (...)")입니다.
+        실제 클래스는 ``HeadTabs``(웹사이트에서는 같은 내용의 정적 HTML 탭).
 
     Shape:
         - weights: ``(H, L, S)``
@@ -74,6 +129,6 @@ def head_tabs(
         children.append(widgets.HTML(
             _HEAD_TAB_HTML.format(png=png, alt=html.escape(get_alt(fig)), summary=html.escape(summaries[h])),
             layout=widgets.Layout(max_width="100%")))
-    tabs = widgets.Tab(children=children)
+    tabs = HeadTabs(children=children)
     tabs.titles = tuple(f"헤드 {h}" for h in range(len(children)))
     return tabs

@@ -1,0 +1,104 @@
+"""휴대폰에서 빨리 뜨는 페이지: 시간에 기대지 않는 예산 (이슈 13, 8항). 시간은 `make bench-site` 가 잽니다.
+
+- 첫 화면 그리기를 막는 스크립트(머리의 async/defer 없는 외부 스크립트) 가운데 gzip 20 KB 넘는 것이 없음.
+- 독자가 아무것도 하기 전에 받는 자바스크립트(페이지의 외부·인라인 스크립트, gzip)가 페이지마다 350 KB 이하.
+  탐색기의 vega 는 탐색기가 화면 가까이 와야, thebe 는 'Live Code' 를 눌러야 받으므로 여기 들지 않습니다.
+- ``searchindex.js`` 와 ``searchtools.js`` 는 검색 페이지에만, fontawesome.js 와 위젯 관리자(html-manager)는
+  어느 페이지에도 없음.
+- 머리의 ``<link rel="preload" as="script">`` 는 페이지가 실제로 싣는 스크립트만 가리킴 (_templates/layout.html 이
+  테마의 digest 를 그대로 적어 두므로, 테마를 올려 주소가 바뀌면 여기서 알게 됨).
+- 테마가 영어로 박아 둔 화면 글이 남지 않음 (_ext/korean_ui.py 의 UI_STRINGS).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from bs4 import BeautifulSoup, Comment
+
+from conftest import read_toc_docnames
+
+pytestmark = pytest.mark.site
+
+PAGES = [*read_toc_docnames(), "search"]
+RENDER_BLOCKING_LIMIT = 20 * 1024
+JS_BUDGET = 350 * 1024
+#: 화면 글로 남으면 안 되는 테마의 영어 (보이는 글, title, aria-label, alt)
+ENGLISH_UI = re.compile(r"^(Skip to main content|Back to top|Toggle (primary|secondary) sidebar|Main|Page|Site navigation|"
+                        r"On this page|Version warning|Table of contents|next page|previous page|Link to this heading|"
+                        r"Launch interactive content|Launch on \w+|Launch Thebe|\w+ logo|Please activate JavaScript.*)$")
+
+
+@lru_cache(maxsize=None)
+def gz_size(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), compresslevel=6))
+
+
+def page_soup(html_dir: Path, docname: str) -> BeautifulSoup:
+    return BeautifulSoup((html_dir / f"{docname}.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def local_file(html_dir: Path, docname: str, src: str) -> Path:
+    path = (html_dir / docname).parent / urlsplit(src).path
+    assert path.is_file(), f"{docname}: 스크립트 {src} 가 사이트에 없습니다"
+    return path.resolve()
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_no_large_render_blocking_script(html_dir: Path, docname: str) -> None:
+    head = page_soup(html_dir, docname).head
+    blocking = {s["src"]: gz_size(local_file(html_dir, docname, s["src"])) for s in head.find_all("script", src=True)
+                if not s.has_attr("defer") and not s.has_attr("async") and s.get("type", "text/javascript") != "module"}
+    large = {src: size for src, size in blocking.items() if size > RENDER_BLOCKING_LIMIT}
+    assert not large, f"{docname}: 첫 화면을 막는 큰 스크립트 (gzip 바이트): {large}"
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_javascript_before_interaction_fits_the_budget(html_dir: Path, docname: str) -> None:
+    soup = page_soup(html_dir, docname)
+    external = {s["src"]: gz_size(local_file(html_dir, docname, s["src"])) for s in soup.find_all("script", src=True)}
+    inline = sum(len(gzip.compress((s.string or "").encode("utf-8"))) for s in soup.find_all("script", src=False)
+                 if s.get("type", "text/javascript") in ("text/javascript", "module"))
+    total = sum(external.values()) + inline
+    assert total <= JS_BUDGET, (f"{docname}: 자바스크립트 gzip {total / 1024:.0f} KB > {JS_BUDGET // 1024} KB: "
+                                f"{sorted(external.items(), key=lambda kv: -kv[1])[:5]}, 인라인 {inline} B")
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_search_index_only_on_the_search_page_and_no_heavy_theme_scripts(html_dir: Path, docname: str) -> None:
+    srcs = [s["src"] for s in page_soup(html_dir, docname).find_all("script", src=True)]
+    search = [s for s in srcs if re.search(r"(^|/)(searchindex|_static/searchtools)\.js", s)]
+    if docname == "search":
+        assert len(search) == 2, srcs
+    else:
+        assert not search, f"{docname}: 검색 색인은 검색 페이지에만: {search}"
+    heavy = [s for s in srcs if re.search(r"fontawesome\.js|html-manager|requirejs", s)]
+    assert not heavy, f"{docname}: {heavy}"
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_script_preloads_match_loaded_scripts(html_dir: Path, docname: str) -> None:
+    soup = page_soup(html_dir, docname)
+    preloads = {link["href"] for link in soup.find_all("link", rel="preload") if link.get("as") == "script"}
+    srcs = {s["src"] for s in soup.find_all("script", src=True)}
+    assert preloads and preloads <= srcs, f"{docname}: 싣지 않는 스크립트를 미리 받음: {preloads - srcs}"
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_theme_ui_is_korean(html_dir: Path, docname: str) -> None:
+    soup = page_soup(html_dir, docname)
+    for tag in soup(["script", "style"]):
+        tag.decompose()
+    found = {t.strip() for t in soup.find_all(string=True)
+             if not isinstance(t, Comment) and ENGLISH_UI.match(t.strip())}
+    for el in soup.find_all(True):
+        for attr in ("title", "aria-label", "alt"):
+            value = el.get(attr)
+            if isinstance(value, str) and ENGLISH_UI.match(value.strip()):
+                found.add(f"{attr}={value}")
+    assert not found, f"{docname}: 영어 화면 글이 남았습니다 (_ext/korean_ui.py UI_STRINGS 에 더하세요): {sorted(found)}"
