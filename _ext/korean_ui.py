@@ -29,6 +29,11 @@
     실행되므로 서로의 순서(doctools -> translations, offline-setup -> MathJax)는 그대로입니다. 인라인 스크립트가
     바로 쓰는 ``documentation_options.js`` 만 동기로 둡니다(pydata 의 ``DOCUMENTATION_OPTIONS.pagename = ...``).
     검색 페이지는 건드리지 않습니다 (``defer_scripts`` 의 주석).
+11. 표 칸의 낱말 가운데 줄바꿈 막기 (``keep_table_tokens_whole``): ``keep-all`` 로도 브라우저는 여는 괄호 앞,
+    하이픈과 가운뎃점 뒤, 닫는 괄호 뒤에서 줄을 바꿉니다("스케일링( / scaling)", "인코더- / 디코더", "키· / 밸류").
+    표 칸의 글에서 이런 문장 부호가 든 낱말(공백으로 나눈 조각)을 ``<span class="attn-nobr">`` 로 감싸 한 덩어리로
+    둡니다. 칸이 좁으면 표가 제 상자 안에서 옆으로 넘어갑니다 (korean.css 3번).
+    (Table-cell tokens with brackets, hyphens or middle dots are kept on one line.)
     (External scripts are deferred; order among deferred scripts is kept.)
 
 테마의 머리글 단추(검색, 색 모드)는 ``_templates/`` 의 덮어쓴 템플릿이 한국어 이름을 줍니다.
@@ -36,6 +41,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +114,41 @@ def korean_ui_strings(app: Sphinx, exception: Exception | None) -> None:
             path.write_text(new, encoding="utf-8")
 
 
+_CELL_RE = re.compile(r"(<t[dh][\s>].*?</t[dh]>)", re.S)
+_TAG_RE = re.compile(r"(<[^>]+>)")
+#: 브라우저가 keep-all 에서도 줄을 바꾸는 문장 부호가 든 낱말 (공백 아닌 글자 둘 이상)
+_BREAKABLE_TOKEN_RE = re.compile(r"[^\s<>]*[(\[)\]\-·/][^\s<>]*")
+
+
+def _wrap_cell(cell: str) -> str:
+    parts = _TAG_RE.split(cell)
+    depth = 0  # <code>, <pre> 안은 그대로 (코드는 korean.css 가 한 줄로 둠)
+    math = False  # 수식 <span class="math ...">\(...\)</span> 안도 그대로 (감싸면 MathJax 가 구분자를 못 찾음)
+    for i, part in enumerate(parts):
+        if i % 2 == 1:
+            name = part[1:].split(None, 1)[0].rstrip(">").lower()
+            if name in ("code", "pre"):
+                depth += 1
+            elif name in ("/code", "/pre"):
+                depth = max(0, depth - 1)
+            elif name == "span" and 'class="math' in part:
+                math = True
+            elif name == "/span":
+                math = False
+            continue
+        if depth == 0 and not math and part.strip():
+            parts[i] = _BREAKABLE_TOKEN_RE.sub(
+                lambda m: f'<span class="attn-nobr">{m.group(0)}</span>' if len(m.group(0)) > 1 else m.group(0), part)
+    return "".join(parts)
+
+
+def keep_table_tokens_whole(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """본문 표 칸의 글에서 괄호·하이픈·가운뎃점·빗금이 든 낱말을 ``span.attn-nobr`` 로 감쌉니다."""
+    body = context.get("body")
+    if isinstance(body, str) and "<td" in body:
+        context["body"] = _CELL_RE.sub(lambda m: _wrap_cell(m.group(1)), body)
+
+
 #: 인라인 스크립트가 곧바로 쓰므로 동기로 두는 스크립트 (kept synchronous: inline scripts use them at once)
 SYNC_SCRIPTS = {"_static/documentation_options.js"}
 
@@ -134,6 +175,7 @@ def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", defer_scripts, priority=950)
+    app.connect("html-page-context", keep_table_tokens_whole)
     app.connect("build-finished", korean_ui_strings)
     app.connect("config-inited", set_default_mode)
     app.add_css_file(KOREAN_CSS)

@@ -8,6 +8,7 @@
 - 머리의 ``<link rel="preload" as="script">`` 는 페이지가 실제로 싣는 스크립트만 가리킴 (_templates/layout.html 이
   테마의 digest 를 그대로 적어 두므로, 테마를 올려 주소가 바뀌면 여기서 알게 됨).
 - 테마가 영어로 박아 둔 화면 글이 남지 않음 (_ext/korean_ui.py 의 UI_STRINGS).
+- 표 칸의 낱말을 한 줄로 묶은 span 이 수식과 코드를 건드리지 않음.
 """
 
 from __future__ import annotations
@@ -102,3 +103,15 @@ def test_theme_ui_is_korean(html_dir: Path, docname: str) -> None:
             if isinstance(value, str) and ENGLISH_UI.match(value.strip()):
                 found.add(f"{attr}={value}")
     assert not found, f"{docname}: 영어 화면 글이 남았습니다 (_ext/korean_ui.py UI_STRINGS 에 더하세요): {sorted(found)}"
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_table_cell_wrapping_leaves_math_and_code_alone(html_dir: Path, docname: str) -> None:
+    """korean_ui.keep_table_tokens_whole 가 감싼 낱말(span.attn-nobr) 안에 수식 구분자나 코드가 없어야 합니다
+    (수식의 \\( 를 감싸면 MathJax 가 조판하지 못하고 독자에게 날 TeX 이 보입니다)."""
+    html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
+    wrapped = re.findall(r'<span class="attn-nobr">(.*?)</span>', html)
+    bad = [w for w in wrapped if "\\(" in w or "\\)" in w or "\\[" in w or "<" in w]
+    assert not bad, f"{docname}: {bad[:5]}"
+    if "attn-nobr" in html:
+        assert 'class="math notranslate nohighlight">\\(' in html or "\\(" not in html

@@ -4,8 +4,8 @@
   숨었다가 다시 보임 (pydata-sphinx-theme issue 2451 / sphinx-book-theme issue 988 의 우회, _assets/js/nav-toggle.js).
 - "이 페이지" 단추: 휴대폰에서 페이지 차례가 열림.
 
-표 칸이 낱말 가운데에서 끊기지 않는지, 페이지가 옆으로 밀리지 않는지는 아직 다 고치지 못해 여기에 없습니다
-(이슈 13: 괄호·가운뎃점 뒤 줄바꿈, 넓은 노트북 출력).
+- 표 칸: 숫자, 모양 튜플 조각, 어절이 두 줄에 걸치지 않음 (휴대폰과 노트북).
+- 휴대폰(390 px)에서 어느 페이지도 옆으로 밀리지 않음 (탐색기를 그린 뒤에도).
 """
 
 from __future__ import annotations
@@ -78,3 +78,50 @@ def test_contents_button_opens_the_page_contents_on_a_phone(open_offline_page: C
     _visible_toggle(page, "secondary-toggle").click()
     dialog.wait_for(state="visible", timeout=5000)
     assert dialog.locator("a").count() >= 3
+
+
+# 표 칸마다, 공백으로 나눈 낱말(숫자, 모양 튜플 조각, 한국어 어절) 하나가 두 줄에 걸치는지 봅니다: 낱말의 글자
+# 범위(Range)가 돌려주는 줄 상자들의 윗변이 다르면 가운데에서 끊긴 것입니다.
+BROKEN_TOKENS_JS = """() => {
+  const out = [];
+  for (const cell of document.querySelectorAll('article.bd-article td, article.bd-article th')) {
+    if (!cell.checkVisibility()) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const re = /\\S+/g;
+      let m;
+      while ((m = re.exec(node.textContent)) !== null) {
+        if (m[0].length < 2) continue;
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["phone", "laptop"])
+@pytest.mark.parametrize("docname", TOC_DOCNAMES)
+def test_table_cells_keep_numbers_and_words_whole(
+    docname: str, viewport: str, open_offline_page: Callable[..., OfflinePage]
+) -> None:
+    options = PHONE_OPTIONS if viewport == "phone" else {"viewport": DESKTOP}
+    page = _open(open_offline_page, docname, **options).page
+    broken = page.evaluate(BROKEN_TOKENS_JS)
+    assert not broken, f"{docname} ({viewport}): 표 칸에서 가운데가 끊긴 낱말 {len(broken)}개: {broken[:10]}"
+
+
+@pytest.mark.parametrize("docname", TOC_DOCNAMES)
+def test_no_page_scrolls_sideways_on_a_phone(docname: str, open_offline_page: Callable[..., OfflinePage]) -> None:
+    page = _open(open_offline_page, docname, **PHONE_OPTIONS).page
+    # 탐색기도 그려진 뒤에 잽니다 (화면 가까이 와야 그려짐)
+    for i in range(page.locator(".attn-explorer").count()):
+        page.locator(".attn-explorer").nth(i).scroll_into_view_if_needed()
+        page.wait_for_function("(i) => document.querySelectorAll('.attn-explorer')[i].hasAttribute('data-ready')",
+                               arg=i, timeout=60_000)
+    width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width[0] <= width[1], f"{docname}: 휴대폰에서 페이지가 옆으로 밀립니다 (폭 {width[0]} px, 화면 {width[1]} px)"
