@@ -6,6 +6,7 @@
 
 - 표 칸: 숫자, 모양 튜플 조각, 어절이 두 줄에 걸치지 않음 (휴대폰과 노트북).
 - 휴대폰(390 px)에서 어느 페이지도 옆으로 밀리지 않음 (탐색기를 그린 뒤에도).
+- 제목 굵기: h2 가 h3 보다 가볍게 그려지지 않음. 빈 코드 상자가 없고, 긴 코드는 잘리지 않고 옆으로 넘어감.
 """
 
 from __future__ import annotations
@@ -125,3 +126,39 @@ def test_no_page_scrolls_sideways_on_a_phone(docname: str, open_offline_page: Ca
                                arg=i, timeout=60_000)
     width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert width[0] <= width[1], f"{docname}: 휴대폰에서 페이지가 옆으로 밀립니다 (폭 {width[0]} px, 화면 {width[1]} px)"
+
+
+def test_h2_is_not_lighter_than_h3(open_offline_page: Callable[..., OfflinePage]) -> None:
+    """한국어 글꼴 대부분은 400 과 700 만 있어, 500 은 보통으로 600 은 굵게 그려집니다: 제목은 600 이상, h2 가 h3 보다
+    가볍지 않고 크기는 h1 > h2 > h3."""
+    page = _open(open_offline_page, "chapters/02_multi_head", viewport=DESKTOP).page
+    styles = page.evaluate("""() => ['h1', 'h2', 'h3'].map(t => {
+        const s = getComputedStyle(document.querySelector('article.bd-article ' + t));
+        return [Number(s.fontWeight), parseFloat(s.fontSize)]; })""")
+    (w1, s1), (w2, s2), (w3, s3) = styles
+    assert min(w1, w2, w3) >= 600 and w2 >= w3 and s1 > s2 > s3, styles
+
+
+EMPTY_AND_CUT_CODE_JS = """() => {
+  const empty = [], cut = [];
+  for (const e of document.querySelectorAll('article .highlight pre, article .cell_output')) {
+    if (e.checkVisibility({visibilityProperty: true}) && e.textContent.trim() === ''
+        && !e.querySelector('img, svg, canvas, table, iframe, .attn-explorer')) empty.push(e.outerHTML.slice(0, 120));
+  }
+  for (const e of document.querySelectorAll('article pre')) {
+    const s = getComputedStyle(e);
+    if (e.scrollWidth > e.clientWidth + 1 && !['auto', 'scroll'].includes(s.overflowX)) cut.push(e.textContent.slice(0, 60));
+  }
+  return {empty, cut};
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["phone", "laptop"])
+@pytest.mark.parametrize("docname", TOC_DOCNAMES)
+def test_no_empty_code_boxes_and_long_code_scrolls(
+    docname: str, viewport: str, open_offline_page: Callable[..., OfflinePage]
+) -> None:
+    options = PHONE_OPTIONS if viewport == "phone" else {"viewport": DESKTOP}
+    found = _open(open_offline_page, docname, **options).page.evaluate(EMPTY_AND_CUT_CODE_JS)
+    assert not found["empty"], f"{docname} ({viewport}): 빈 코드 상자 {found['empty'][:3]}"
+    assert not found["cut"], f"{docname} ({viewport}): 옆으로 넘기지 못하고 잘린 코드 {found['cut'][:3]}"
