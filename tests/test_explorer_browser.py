@@ -430,3 +430,39 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
     for name, row in report.items():
         print(f"  {name:<16} n={row['n']:>2}  중앙값 {row['median_ms']:6.1f}  최대 {row['max_ms']:6.1f}")
     (screenshot_dir / "explorer_input_latency.json").write_text(json.dumps(report, ensure_ascii=False, indent=1))
+
+
+FITS_JS = """(id) => {
+  const view = window.__attnExplorers[id];
+  const canvas = document.querySelector('#' + id + ' .attn-explorer-view canvas');
+  const texts = window.__attnProbe.read(view).texts;
+  const b = view.scenegraph().root.bounds;
+  return {texts, canvasH: canvas.clientHeight, canvasW: canvas.clientWidth, sceneH: b.y2 - Math.min(0, b.y1),
+          sceneW: b.x2 - Math.min(0, b.x1)};
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["phone", "laptop"])
+def test_explorer_grows_with_the_head_count_and_shows_every_head(
+    viewport: str, open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
+) -> None:
+    """헤드를 1개에서 16개로 늘리면 그림이 커져서 16개 헤드와 히스토그램이 모두 캔버스 안에 있습니다."""
+    kwargs = {"viewport": PHONE_VIEWPORT, "is_mobile": True, "has_touch": True} if viewport == "phone" else {}
+    probe, metas = open_explorers(open_offline_page, "chapters/02_multi_head", **kwargs)
+    page, (eid, _meta) = probe.page, metas[0]
+    page.evaluate(INPUT_CLOCK_JS)
+    sizes = {}
+    for heads in (1, 16):
+        root = page.locator(f"#{eid}")
+        root.locator(f"label:has(> input[type=radio][value='{heads}'])").click()
+        page.evaluate("(id) => window.__attnSettle(id)", eid)
+        got = page.evaluate(FITS_JS, eid)
+        titles = [t for t in got["texts"] if t.startswith("헤드 ")]
+        assert len(titles) == heads, f"{viewport} 헤드 {heads}개: 제목 {titles}"
+        assert any(t.startswith("포화 히스토그램") for t in got["texts"])
+        assert got["sceneH"] <= got["canvasH"] + 1 and got["sceneW"] <= got["canvasW"] + 1, (viewport, heads, got)
+        sizes[heads] = got["canvasH"]
+    assert sizes[16] > sizes[1] + 200, sizes  # 헤드 줄이 늘어난 만큼 커짐
+    view = root.locator(".attn-explorer-view")
+    view.evaluate("e => e.scrollIntoView()")
+    view.screenshot(path=str(screenshot_dir / f"explorer-16-heads-{viewport}.png"))

@@ -16,10 +16,12 @@ import json
 from .model import DK_CHOICES, KV_BYTES_PER_ELEMENT, MASK_LABELS, MASKS
 from .static_data import STATIC_HEADS, _static_heads
 
-__all__ = ["SATURATION_THRESHOLD", "param_names", "explorer_spec"]
+__all__ = ["SATURATION_THRESHOLD", "MASKED_COLOR", "param_names", "explorer_spec"]
 
 #: 포화로 보는 행 최댓값 (``metrics.saturation``의 기본값과 같음)
 SATURATION_THRESHOLD = 0.99
+#: 마스크로 가려진 칸의 색 (가중치 0의 viridis 진한 보라와 구별되는 밝은 회색)
+MASKED_COLOR = "#c8c8c8"
 
 
 def param_names(key: str) -> dict[str, str]:
@@ -126,16 +128,20 @@ def explorer_spec(
             "encoding": {
                 "x": {"field": "k", "type": "ordinal", "title": "키", "axis": {**token_axis, "labelAngle": -60}},
                 "y": {"field": "q", "type": "ordinal", "title": "쿼리", "axis": token_axis},
-                "color": {"field": "w", "type": "quantitative", "title": "어텐션 가중치",
-                          "scale": {"scheme": "viridis", "domain": [0, 1]}, "legend": {"gradientLength": 120}},
+                # 마스크로 가려진 칸은 회색(MASKED_COLOR): 가중치 0(진한 보라)과 구별됩니다. 읽는 법은 그림 아래 글에.
+                "color": {"condition": {"test": "!datum.ok", "value": MASKED_COLOR},
+                          "field": "w", "type": "quantitative", "title": "어텐션 가중치",
+                          "scale": {"scheme": "viridis", "domain": [0, 1]},
+                          "legend": {"gradientLength": 120, "orient": "right"}},
                 "tooltip": [{"field": "qtok", "title": "쿼리"}, {"field": "ktok", "title": "키"},
                             {"field": "w", "type": "quantitative", "title": "가중치", "format": ".3f"}],
             },
         },
     }
     width = 300
-    stats_label = ("'포화 히스토그램: 포화 행 ' + format(datum.share, '.0%') + ', 평균 엔트로피 ' "
-                   "+ format(datum.ent, '.2f') + ' nat'")
+    # 두 줄 (휴대폰의 좁은 히스토그램에서도 잘리지 않게; Vega 의 text 는 문자열 배열을 줄마다 그림)
+    stats_label = ("['포화 히스토그램: 포화 행 ' + format(datum.share, '.0%') + ',', '평균 엔트로피 ' "
+                   "+ format(datum.ent, '.2f') + ' nat']")
     histogram = {
         "width": width, "height": 140,
         "layer": [
@@ -146,8 +152,9 @@ def explorer_spec(
                     "x": {"field": "w", "type": "quantitative", "bin": {"extent": [0, 1], "step": 0.05},
                           "title": "어텐션 가중치 (가려진 칸 제외)",
                           "axis": {"values": [0, 0.2, 0.4, 0.6, 0.8, 1], "format": ".1f"}},
-                    "y": {"aggregate": "count", "type": "quantitative", "title": "개수 (symlog 눈금)",
-                          "scale": {"type": "symlog"}},
+                    # 보통(선형) 눈금: 5와 20이 눈으로 구별되고 설명이 필요 없습니다
+                    "y": {"aggregate": "count", "type": "quantitative", "title": "칸 수",
+                          "axis": {"tickMinStep": 1, "format": "d"}},
                 },
             },
             {
@@ -161,7 +168,7 @@ def explorer_spec(
                 ],
                 # 그림 위 제목 자리에 한 줄로 (막대와 겹치지 않게)
                 "mark": {"type": "text", "align": "left", "baseline": "bottom", "fontSize": 12,
-                         "fontWeight": "bold", "dy": -8},
+                         "fontWeight": "bold", "dy": -22, "lineHeight": 15},
                 "encoding": {"text": {"field": "label"}, "x": {"value": 0}, "y": {"value": 0}},
             },
             {
@@ -186,6 +193,9 @@ def explorer_spec(
         "transform": transform,
         "vconcat": [heatmaps, histogram],
         "spacing": 16,
+        # resize: 조작기를 바꿀 때마다 그림 크기를 다시 잽니다. 기본값(false)에서는 헤드를 16개로 늘려도 캔버스가
+        # 처음 크기(헤드 1개일 때)로 남아 아래 헤드와 히스토그램이 잘렸습니다.
+        "autosize": {"type": "pad", "resize": True},
         "config": {"font": "sans-serif", "view": {"stroke": None}},
     }
     if "summary" in grid:

@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 
 from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS
-from .spec import explorer_spec, param_names
+from .spec import SATURATION_THRESHOLD, explorer_spec, param_names
 from .static_data import STATIC_HEADS, STATIC_MAX_TOKENS, _static_heads, static_grid
 from .summary import summary_caption, summary_html, summary_key, summary_table
 
@@ -130,13 +130,26 @@ _LOADER_JS = """
   }
   whenNear(function () { loadVega().then(function (vegaEmbed) {
     var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
-    if (root.clientWidth < 560) {  // 휴대폰: 두 열씩, 색 막대는 아래로, 히스토그램은 좁게
-      spec.vconcat[0].columns = 2;
-      spec.vconcat[0].spec.encoding.color.legend.orient = "bottom";
+    // 화면 폭에 맞춘 배치: 노트북에서는 칸 20 px, 휴대폰에서는 14 px. 한 줄에 넣는 헤드 수(열)는 토큰 n개짜리
+    // 히트맵이 쿼리 이름 자리와 색 막대를 빼고 남는 폭에 드는 만큼 (1~4). 휴대폰에서는 색 막대를 아래로.
+    var meta0 = JSON.parse(document.getElementById(id + "-meta").textContent);
+    var phone = root.clientWidth < 560, cell = phone ? 14 : 20;
+    var facet = spec.vconcat[0];
+    facet.spec.width = {step: cell};
+    facet.spec.height = {step: cell};
+    var room = root.clientWidth - 75 - (phone ? 0 : 105);
+    facet.columns = Math.max(1, Math.min(4, Math.floor(room / (cell * meta0.n + 24))));
+    if (phone) {
+      facet.spec.encoding.color.legend.orient = "bottom";
       spec.vconcat[1].width = Math.min(spec.vconcat[1].width, root.clientWidth - 90);
     }
+    // 내려받기 메뉴(…): 지금 보이는 그림을 PNG(2배 픽셀)와 SVG로. 명세 보기와 외부 편집기 링크는 뺍니다.
     return vegaEmbed(root.querySelector(".attn-explorer-view"), spec, {
-      mode: "vega-lite", renderer: "canvas", actions: false,
+      mode: "vega-lite", renderer: "canvas",
+      actions: {export: true, source: false, compiled: false, editor: false},
+      scaleFactor: 2, downloadFileName: "attention-explorer",
+      i18n: {PNG_ACTION: "PNG로 내려받기", SVG_ACTION: "SVG로 내려받기",
+             CLICK_TO_VIEW_ACTIONS: "그림 내려받기 메뉴"},
       bind: root.querySelector(".attn-explorer-controls")
     });
   }).then(function (result) {
@@ -160,10 +173,35 @@ _STYLE = """
 .attn-explorer-controls .vega-bind-radio label { margin-right: 0.5rem; }
 .attn-explorer-status { color: #555; font-size: 0.9rem; }
 .attn-explorer-summary { font-size: 0.9rem; margin-top: 0.4rem; }
+.attn-explorer-help { font-size: 0.85rem; margin: 0 0 0.4rem; }
+.attn-explorer-help ul, .attn-explorer-how ul { margin: 0.2rem 0; padding-left: 1.2rem; }
+.attn-explorer-how { font-size: 0.85rem; margin-top: 0.4rem; }
+.attn-explorer-how-title { font-weight: 600; margin: 0; }
 .attn-explorer-summary-caption { font-weight: 600; margin: 0 0 0.2rem; }
 .attn-explorer-summary-list { margin: 0; padding-left: 1.2rem; }
 """
 
+
+#: 조작기마다 한 줄 설명 (조작기 바로 아래, 접어 둠: 휴대폰에서 그림을 밀어내지 않게)
+_CONTROL_HELP = (
+    '<details class="attn-explorer-help"><summary>조작기 설명</summary><ul>'
+    "<li><b>d_k</b>: 헤드마다 쿼리·키 벡터의 길이. 길수록 점수가 커집니다.</li>"
+    "<li><b>헤드 수</b>: 나란히 그리는 헤드(히트맵)의 수.</li>"
+    "<li><b>KV 헤드 수</b>: 키·밸류를 따로 갖는 헤드의 수. 헤드 수보다 작으면 여러 헤드가 키·밸류를 나눠 씁니다"
+    "(그룹 쿼리 어텐션).</li>"
+    "<li><b>마스크</b>: 인과(미래 가리기), 패딩([PAD] 가리기), 또는 둘 다.</li>"
+    "<li><b>1/√d_k 스케일링</b>: 끄면 점수를 √d_k로 나누지 않습니다.</li></ul></details>"
+)
+#: 그림 아래의 읽는 법 (그림만으로는 알 수 없는 약속)
+_HOW_TO_READ = (
+    '<div class="attn-explorer-how"><p class="attn-explorer-how-title">이 그림을 읽는 법</p><ul>'
+    "<li>히트맵 한 칸은 한 쿼리(행)가 한 키(열)에 주는 가중치이고, 행마다 합이 1입니다. 노랄수록 큽니다.</li>"
+    "<li>회색 칸은 마스크로 가려져 계산에서 빠진 칸입니다. 진한 보라는 가중치가 0에 가까운 칸입니다.</li>"
+    "<li>히스토그램은 가려지지 않은 모든 칸의 가중치 분포입니다. 오른쪽 끝(1 근처)에 몰릴수록 포화된 것입니다.</li>"
+    f"<li>포화 행: 가장 큰 가중치가 {SATURATION_THRESHOLD} 이상인 행, 곧 사실상 키 하나만 보는 행입니다. "
+    "평균 엔트로피(nat)가 작을수록 가중치가 한 곳에 몰립니다.</li>"
+    "<li>오른쪽 위의 … 메뉴에서 지금 그림을 PNG나 SVG로 내려받을 수 있습니다.</li></ul></div>"
+)
 
 _html_count = [0]  # 이 프로세스에서 만든 정적 탐색기 수
 
@@ -224,8 +262,10 @@ def explorer_html(
         f"<style>{_STYLE}</style>\n"
         f'<div class="attn-explorer" id="{uid}" lang="ko">\n'
         f'<div class="attn-explorer-controls"></div>\n'
+        f"{_CONTROL_HELP}\n"
         f'<p class="attn-explorer-status">정적 탐색기를 불러오는 중입니다. 자바스크립트가 필요합니다.</p>\n'
         f'<div class="attn-explorer-view"></div>\n'
+        f"{_HOW_TO_READ}\n"
         f"{summary}\n"
         f"</div>\n"
         f'<script type="application/json" id="{uid}-spec">{_script_json(spec)}</script>\n'
