@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.builders.html._assets import _JavaScript
 
 KOREAN_CSS = "css/korean.css"
 #: 머리글의 보이는 ≡ 단추가 장 목록을 열게 하는 스크립트 (pydata-sphinx-theme issue 2451, sphinx-book-theme issue 988)
@@ -155,8 +156,6 @@ SYNC_SCRIPTS = {"_static/documentation_options.js"}
 
 def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     """``script_files`` 의 외부 스크립트(인라인 아님, async/defer 아님)에 ``defer`` 를 붙입니다."""
-    from sphinx.builders.html._assets import _JavaScript
-
     scripts = context.get("script_files")
     # 검색 페이지는 그대로: Sphinx 의 search.html 이 동기로 싣는 searchtools.js 가 doctools.js 의 _ready 를
     # 곧바로 부르고, search-snippets.js / search-ranking.js 가 Search.init 보다 먼저 Search 를 고쳐야 합니다.

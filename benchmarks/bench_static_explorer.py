@@ -9,15 +9,12 @@
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "_build" / "html" / "chapters" / "02_multi_head.html"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 GOAL_MS = 16.0
 
 MEASURE_JS = """async ([n, naiveN]) => {
@@ -67,8 +64,11 @@ def main() -> int:
         return 0
     from playwright.sync_api import sync_playwright
 
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import CHROMIUM_ARGS, CHROMIUM_PATH  # 브라우저 테스트와 같은 chromium, 같은 인자
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM_PATH, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(PAGE.as_uri())
         page.locator(".attn-explorer").first.scroll_into_view_if_needed()

@@ -26,16 +26,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
-CHROME_FLAGS = ("--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update "
-                "--disable-sync --no-first-run")
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM_ARGS, CHROMIUM_PATH, read_toc_docnames  # noqa: E402 - 브라우저 테스트와 같은 목록과 인자
+
+CHROME_FLAGS = " ".join(CHROMIUM_ARGS)
 TARGET_SCORE, TARGET_LCP_MS, TARGET_TBT_MS = 90, 2500, 200
 
 
 def pages() -> list[str]:
     """``_toc.yml`` 의 모든 페이지와 검색 페이지 (사이트 안의 상대 경로)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from conftest import read_toc_docnames  # 테스트와 같은 목록
-
     return [f"{d}.html" for d in read_toc_docnames()] + ["search.html"]
 
 
@@ -47,7 +46,7 @@ def free_port() -> int:
 
 def run_lighthouse(lighthouse: str, url: str, out: Path) -> dict:
     cmd = [lighthouse, url, "--quiet", "--output=json", f"--output-path={out}", "--only-categories=performance",
-           "--chrome-path=/usr/bin/chromium", f"--chrome-flags={CHROME_FLAGS}"]
+           f"--chrome-path={CHROMIUM_PATH}", f"--chrome-flags={CHROME_FLAGS}"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
     report = json.loads(out.read_text(encoding="utf-8"))
     audits = report["audits"]

@@ -117,6 +117,11 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP_VIEWPORT = {"width": 1280, "height": 800}
 PHONE_VIEWPORT = {"width": 390, "height": 844}
+#: ``open_offline_page(**VIEWPORT_OPTIONS[이름])``: 휴대폰(터치, 모바일)과 노트북 화면
+VIEWPORT_OPTIONS = {
+    "phone": {"viewport": PHONE_VIEWPORT, "is_mobile": True, "has_touch": True},
+    "laptop": {"viewport": DESKTOP_VIEWPORT},
+}
 LOCAL_HOSTS = {"127.0.0.1"}
 
 
@@ -221,6 +226,17 @@ ALLOWED_BROWSER_MESSAGES: dict[str, str] = {}
 
 #: 이번 테스트 실행에서 실제로 본 허용 메시지 (stale-entry check)
 SEEN_ALLOWED_MESSAGES: set[str] = set()
+
+
+def scroll_to_explorers(page: Any) -> int:
+    """정적 탐색기는 화면 가까이 와야 그려지므로(IntersectionObserver), 하나씩 화면으로 가져와 다 그려질 때까지
+    기다립니다. 탐색기 수를 돌려줍니다."""
+    explorers = page.locator(".attn-explorer")
+    for i in range(explorers.count()):
+        explorers.nth(i).scroll_into_view_if_needed()
+        page.wait_for_function("(i) => document.querySelectorAll('.attn-explorer')[i].hasAttribute('data-ready')",
+                               arg=i, timeout=60_000)
+    return explorers.count()
 
 
 def unexpected_messages(probe: "OfflinePage") -> list[str]:

@@ -27,7 +27,7 @@ import pytest
 from attn_lib.viz.describe import describe_heads
 from attn_lib.explorer.model import ExplorerModel, shown_tokens
 from attn_lib.metrics import attention_entropy, saturation
-from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames, unexpected_messages
+from conftest import VIEWPORT_OPTIONS, OfflinePage, read_toc_docnames, scroll_to_explorers, unexpected_messages
 
 pytestmark = pytest.mark.browser
 
@@ -94,16 +94,6 @@ PROBE_JS = """
 
 def explorer_pages(html_dir: Path) -> list[str]:
     return [d for d in TOC_DOCNAMES if 'class="attn-explorer"' in (html_dir / f"{d}.html").read_text(encoding="utf-8")]
-
-
-def scroll_to_explorers(page: Any) -> int:
-    """탐색기는 화면 가까이 와야 그려지므로(IntersectionObserver), 하나씩 화면으로 가져와 다 그려질 때까지 기다립니다."""
-    explorers = page.locator(".attn-explorer")
-    for i in range(explorers.count()):
-        explorers.nth(i).scroll_into_view_if_needed()
-        page.wait_for_function("(i) => document.querySelectorAll('.attn-explorer')[i].hasAttribute('data-ready')",
-                               arg=i, timeout=60_000)
-    return explorers.count()
 
 
 def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs: Any) -> tuple[OfflinePage, list]:
@@ -262,11 +252,11 @@ def test_redraw_time_after_a_control_change(
     assert report
 
 
-@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+@pytest.mark.parametrize("viewport", ["laptop", "phone"])
 def test_explorer_screenshots(
     open_offline_page: Callable[..., OfflinePage], pages: list[str], screenshot_dir: Path, viewport: str
 ) -> None:
-    kwargs = {"viewport": PHONE_VIEWPORT, "is_mobile": True, "has_touch": True} if viewport == "phone" else {}
+    kwargs = VIEWPORT_OPTIONS[viewport]
     probe, metas = open_explorers(open_offline_page, pages[0], **kwargs)
     root = probe.page.locator(f"#{metas[0][0]}")
     root.scroll_into_view_if_needed()
@@ -447,7 +437,7 @@ def test_explorer_grows_with_the_head_count_and_shows_every_head(
     viewport: str, open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
 ) -> None:
     """헤드를 1개에서 16개로 늘리면 그림이 커져서 16개 헤드와 히스토그램이 모두 캔버스 안에 있습니다."""
-    kwargs = {"viewport": PHONE_VIEWPORT, "is_mobile": True, "has_touch": True} if viewport == "phone" else {}
+    kwargs = VIEWPORT_OPTIONS[viewport]
     probe, metas = open_explorers(open_offline_page, "chapters/02_multi_head", **kwargs)
     page, (eid, _meta) = probe.page, metas[0]
     page.evaluate(INPUT_CLOCK_JS)

@@ -54,7 +54,7 @@ from attn_lib.explorer.model import MAX_HEADS, ExplorerModel, padded_length, sho
 from attn_lib.viz.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt, install_alt_formatter, png_bytes
 from attn_lib.explorer.static import explorer_html
 from attn_lib.explorer.summary import summary_caption, summary_key, summary_table
-from conftest import OfflinePage, first_head, previous_head, raises_korean, read_toc_docnames
+from conftest import OfflinePage, first_head, previous_head, raises_korean, read_toc_docnames, scroll_to_explorers
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -558,8 +558,7 @@ def test_explorer_summary_follows_the_controls_in_the_browser(
     probe = open_offline_page()
     probe.goto("chapters/02_multi_head")
     page = probe.page
-    page.locator(".attn-explorer").first.scroll_into_view_if_needed()  # 화면 가까이 와야 그려짐
-    page.wait_for_selector(".attn-explorer[data-ready]", timeout=60_000)
+    scroll_to_explorers(page)  # 화면 가까이 와야 그려짐
     uid = page.locator(".attn-explorer").first.get_attribute("id")
     meta = json.loads(page.locator(f"#{uid}-meta").text_content())
     points = [{"dk": 64, "heads": 4, "mask": "none", "scaled": True},

@@ -16,13 +16,11 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import PHONE_VIEWPORT, OfflinePage, read_toc_docnames
+from conftest import VIEWPORT_OPTIONS, OfflinePage, read_toc_docnames, scroll_to_explorers
 
 pytestmark = pytest.mark.browser
 
 TOC_DOCNAMES = read_toc_docnames()
-DESKTOP = {"width": 1280, "height": 800}
-PHONE_OPTIONS = {"viewport": PHONE_VIEWPORT, "is_mobile": True, "has_touch": True}
 
 def _open(open_offline_page: Callable[..., OfflinePage], docname: str, **options: Any) -> OfflinePage:
     probe = open_offline_page(**options)
@@ -42,7 +40,7 @@ def _visible_toggle(page: Any, kind: str) -> Any:
 def test_menu_button_opens_the_chapter_list_on_a_phone(
     docname: str, open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
 ) -> None:
-    page = _open(open_offline_page, docname, **PHONE_OPTIONS).page
+    page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS["phone"]).page
     dialog = page.locator("#pst-primary-sidebar-modal")
     assert not dialog.is_visible()
     _visible_toggle(page, "primary-toggle").click()
@@ -60,7 +58,7 @@ def test_menu_button_opens_the_chapter_list_on_a_phone(
 def test_menu_button_hides_and_shows_the_sidebar_on_a_laptop(
     docname: str, open_offline_page: Callable[..., OfflinePage]
 ) -> None:
-    page = _open(open_offline_page, docname, viewport=DESKTOP).page
+    page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS["laptop"]).page
     sidebar = page.locator("#pst-primary-sidebar")
     assert sidebar.is_visible()
     toggle = _visible_toggle(page, "primary-toggle")
@@ -74,7 +72,7 @@ def test_menu_button_hides_and_shows_the_sidebar_on_a_laptop(
 
 
 def test_contents_button_opens_the_page_contents_on_a_phone(open_offline_page: Callable[..., OfflinePage]) -> None:
-    page = _open(open_offline_page, "chapters/03_masks", **PHONE_OPTIONS).page
+    page = _open(open_offline_page, "chapters/03_masks", **VIEWPORT_OPTIONS["phone"]).page
     dialog = page.locator("#pst-secondary-sidebar-modal")
     _visible_toggle(page, "secondary-toggle").click()
     dialog.wait_for(state="visible", timeout=5000)
@@ -110,20 +108,15 @@ BROKEN_TOKENS_JS = """() => {
 def test_table_cells_keep_numbers_and_words_whole(
     docname: str, viewport: str, open_offline_page: Callable[..., OfflinePage]
 ) -> None:
-    options = PHONE_OPTIONS if viewport == "phone" else {"viewport": DESKTOP}
-    page = _open(open_offline_page, docname, **options).page
+    page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport]).page
     broken = page.evaluate(BROKEN_TOKENS_JS)
     assert not broken, f"{docname} ({viewport}): 표 칸에서 가운데가 끊긴 낱말 {len(broken)}개: {broken[:10]}"
 
 
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)
 def test_no_page_scrolls_sideways_on_a_phone(docname: str, open_offline_page: Callable[..., OfflinePage]) -> None:
-    page = _open(open_offline_page, docname, **PHONE_OPTIONS).page
-    # 탐색기도 그려진 뒤에 잽니다 (화면 가까이 와야 그려짐)
-    for i in range(page.locator(".attn-explorer").count()):
-        page.locator(".attn-explorer").nth(i).scroll_into_view_if_needed()
-        page.wait_for_function("(i) => document.querySelectorAll('.attn-explorer')[i].hasAttribute('data-ready')",
-                               arg=i, timeout=60_000)
+    page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS["phone"]).page
+    scroll_to_explorers(page)  # 탐색기도 그려진 뒤에 잽니다 (화면 가까이 와야 그려짐)
     width = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert width[0] <= width[1], f"{docname}: 휴대폰에서 페이지가 옆으로 밀립니다 (폭 {width[0]} px, 화면 {width[1]} px)"
 
@@ -131,7 +124,7 @@ def test_no_page_scrolls_sideways_on_a_phone(docname: str, open_offline_page: Ca
 def test_h2_is_not_lighter_than_h3(open_offline_page: Callable[..., OfflinePage]) -> None:
     """한국어 글꼴 대부분은 400 과 700 만 있어, 500 은 보통으로 600 은 굵게 그려집니다: 제목은 600 이상, h2 가 h3 보다
     가볍지 않고 크기는 h1 > h2 > h3."""
-    page = _open(open_offline_page, "chapters/02_multi_head", viewport=DESKTOP).page
+    page = _open(open_offline_page, "chapters/02_multi_head", **VIEWPORT_OPTIONS["laptop"]).page
     styles = page.evaluate("""() => ['h1', 'h2', 'h3'].map(t => {
         const s = getComputedStyle(document.querySelector('article.bd-article ' + t));
         return [Number(s.fontWeight), parseFloat(s.fontSize)]; })""")
@@ -158,7 +151,6 @@ EMPTY_AND_CUT_CODE_JS = """() => {
 def test_no_empty_code_boxes_and_long_code_scrolls(
     docname: str, viewport: str, open_offline_page: Callable[..., OfflinePage]
 ) -> None:
-    options = PHONE_OPTIONS if viewport == "phone" else {"viewport": DESKTOP}
-    found = _open(open_offline_page, docname, **options).page.evaluate(EMPTY_AND_CUT_CODE_JS)
+    found = _open(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport]).page.evaluate(EMPTY_AND_CUT_CODE_JS)
     assert not found["empty"], f"{docname} ({viewport}): 빈 코드 상자 {found['empty'][:3]}"
     assert not found["cut"], f"{docname} ({viewport}): 옆으로 넘기지 못하고 잘린 코드 {found['cut'][:3]}"

@@ -39,6 +39,7 @@ _LOADER_JS = """
   var root = document.getElementById(id);
   var status = root.querySelector(".attn-explorer-status");
   var summaryBox = root.querySelector(".attn-explorer-summary");
+  var meta = JSON.parse(document.getElementById(id + "-meta").textContent);
   function vendorBase() {
     var s = document.querySelector('script[src*="js/offline-setup.js"]');
     return s ? new URL("../vendor/vega/", s.src).href : null;
@@ -68,10 +69,7 @@ _LOADER_JS = """
     return window.__attnVega;
   }
   // 글 요약: 조작기(신호)가 바뀌면 빌드 때 계산해 둔 describe_heads 줄로 목록을 바꿉니다.
-  function watchSummary(view) {
-    var meta = JSON.parse(document.getElementById(id + "-meta").textContent);
-    var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
-    var table = spec.usermeta && spec.usermeta.attnSummary;
+  function watchSummary(view, table) {
     var names = meta.params;
     if (!table || !summaryBox) { return; }
     function update() {
@@ -128,17 +126,18 @@ _LOADER_JS = """
     }, {rootMargin: "800px 0px"});
     seen.observe(root);
   }
+  var summaryTable = null;  // 명세의 usermeta.attnSummary (명세는 한 번만 읽음: 약 1 MB)
   whenNear(function () { loadVega().then(function (vegaEmbed) {
     var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
+    summaryTable = spec.usermeta && spec.usermeta.attnSummary;
     // 화면 폭에 맞춘 배치: 노트북에서는 칸 20 px, 휴대폰에서는 14 px. 한 줄에 넣는 헤드 수(열)는 토큰 n개짜리
     // 히트맵이 쿼리 이름 자리와 색 막대를 빼고 남는 폭에 드는 만큼 (1~4). 휴대폰에서는 색 막대를 아래로.
-    var meta0 = JSON.parse(document.getElementById(id + "-meta").textContent);
     var phone = root.clientWidth < 560, cell = phone ? 14 : 20;
     var facet = spec.vconcat[0];
     facet.spec.width = {step: cell};
     facet.spec.height = {step: cell};
     var room = root.clientWidth - 75 - (phone ? 0 : 105);
-    facet.columns = Math.max(1, Math.min(4, Math.floor(room / (cell * meta0.n + 24))));
+    facet.columns = Math.max(1, Math.min(4, Math.floor(room / (cell * meta.n + 24))));
     if (phone) {
       facet.spec.encoding.color.legend.orient = "bottom";
       spec.vconcat[1].width = Math.min(spec.vconcat[1].width, root.clientWidth - 90);
@@ -156,7 +155,7 @@ _LOADER_JS = """
     window.__attnExplorers = window.__attnExplorers || {};
     window.__attnExplorers[id] = result.view;
     labelRadioGroups();
-    watchSummary(result.view);
+    watchSummary(result.view, summaryTable);
     status.textContent = "";
     root.setAttribute("data-ready", "true");
   }).catch(function (err) {

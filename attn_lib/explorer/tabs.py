@@ -44,7 +44,7 @@ _HEAD_TAB_HTML = (
 )
 
 
-#: 정적 탭의 CSS: 고른 라디오 단추의 패널만 보이고, 단추는 탭 모양 (id 마다 규칙이 따로 필요 없게 순서로 짝지음)
+#: 정적 탭의 공통 CSS: 단추는 탭 모양, 패널은 숨김 (고른 단추의 패널을 보이는 규칙은 탭마다 id로 _static_tabs_html이 더함)
 _STATIC_TABS_CSS = """
 .attn-head-tabs { margin: 0.5rem 0 1rem; }
 .attn-head-tabs-bar { display: flex; flex-wrap: wrap; gap: 0.25rem; border-bottom: 1px solid #bbb; margin: 0; padding: 0;
