@@ -19,6 +19,10 @@
  * (b) html-manager 는 MathJax 2 API `MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])`
  *     를 부르지만 Sphinx 는 MathJax 3 을 싣습니다. 작은 호환층(shim)이 이 요청을
  *     `MathJax.typesetPromise([el])` 로 넘기고, MathJax 가 준비되기 전 요청은 모아 둡니다.
+ * (c) 본문 수식은 빌드 때 SVG 로 그려 두므로(_ext/math_svg.py) 페이지는 MathJax 를 싣지 않습니다.
+ *     Live Code(thebe)나 위젯이 처음 조판을 청할 때에만 vendor/mathjax/tex-chtml.js 를 불러옵니다
+ *     (그때도 페이지 전체는 다시 조판하지 않음: startup.typeset = false).
+ *     (Body math is SVG from the build; MathJax is loaded on the first typeset request only.)
  */
 (function () {
   "use strict";
@@ -71,6 +75,23 @@
   var pending = []; // MathJax 준비 전에 들어온 요청 (requests before MathJax is ready)
   var ready = false;
   var chain = null;
+  var requested = false;
+
+  // (c) 처음 조판 요청이 올 때 MathJax 를 불러옵니다 (페이지가 이미 싣고 있으면 그대로 기다림).
+  function loadMathJax() {
+    if (requested || ready) {
+      return;
+    }
+    requested = true;
+    if (current.version || document.querySelector('script[src*="vendor/mathjax/tex-chtml.js"]')) {
+      return;
+    }
+    config.startup.typeset = false; // 본문 수식은 이미 SVG (body math is already SVG)
+    var tag = document.createElement("script");
+    tag.src = vendor + "mathjax/tex-chtml.js";
+    tag.async = true;
+    document.head.appendChild(tag);
+  }
 
   function run(job) {
     var mj = window.MathJax;
@@ -116,6 +137,7 @@
           handle(arguments[i]);
         } else {
           pending.push(arguments[i]);
+          loadMathJax();
         }
       }
     },

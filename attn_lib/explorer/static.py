@@ -126,9 +126,28 @@ _LOADER_JS = """
     }, {rootMargin: "800px 0px"});
     seen.observe(root);
   }
+  // 명세(약 1 MB): 노트북에서는 바로 아래 <script type="application/json"> 안에 있고, 웹사이트에서는 빌드가
+  // 그것을 _static/explorer/<id>.js 로 옮기고 data-src 만 남깁니다 (_ext/site_speed.py). 그러면 페이지 HTML 이
+  // 가벼워 휴대폰에서 글이 먼저 뜨고, 명세는 탐색기가 화면 가까이 올 때 받습니다. script 태그로 받으므로
+  // 파일(file://)로 연 사이트에서도 됩니다.
+  function loadSpec() {
+    var el = document.getElementById(id + "-spec");
+    var src = el.getAttribute("data-src");
+    if (!src) { return Promise.resolve(JSON.parse(el.textContent)); }
+    return new Promise(function (resolve, reject) {
+      var tag = document.createElement("script");
+      tag.src = new URL(src, document.baseURI).href;
+      tag.onload = function () {
+        var spec = (window.__attnExplorerSpecs || {})[id];
+        if (spec) { resolve(spec); } else { reject(new Error(src + "에 명세가 없음")); }
+      };
+      tag.onerror = function () { reject(new Error(src + "를 불러오지 못함")); };
+      document.head.appendChild(tag);
+    });
+  }
   var summaryTable = null;  // 명세의 usermeta.attnSummary (명세는 한 번만 읽음: 약 1 MB)
-  whenNear(function () { loadVega().then(function (vegaEmbed) {
-    var spec = JSON.parse(document.getElementById(id + "-spec").textContent);
+  whenNear(function () { Promise.all([loadVega(), loadSpec()]).then(function (got) {
+    var vegaEmbed = got[0], spec = got[1];
     summaryTable = spec.usermeta && spec.usermeta.attnSummary;
     // 화면 폭에 맞춘 배치: 노트북에서는 칸 20 px, 휴대폰에서는 14 px. 한 줄에 넣는 헤드 수(열)는 토큰 n개짜리
     // 히트맵이 쿼리 이름 자리와 색 막대를 빼고 남는 폭에 드는 만큼 (1~4). 휴대폰에서는 색 막대를 아래로.
