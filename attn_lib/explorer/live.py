@@ -31,6 +31,7 @@ from .live_figure import _HIST_BINS, _ExplorerFigure
 from .settings import _validate, kv_readout
 from .static import explorer_html
 from .summary import summary_caption, summary_html
+from .texts import LIVE_CONTROL_HELP, live_control_help_html, live_how_to_read_html
 
 __all__ = ["AttentionExplorer", "kv_readout"]
 
@@ -106,8 +107,13 @@ class AttentionExplorer:
             "seed": widgets.IntText(settings["seed"], description="시드", style=style,
                                     layout=widgets.Layout(width="9em")),
         }
+        for name, _, text in LIVE_CONTROL_HELP:  # 마우스를 올리면 한 줄 설명 (아래 "조작기 설명"과 같은 글)
+            self.controls[name].tooltip = text
         for control in self.controls.values():
             control.observe(self._on_control, names="value")
+        # 정적 탐색기와 같은 글 (texts): 조작기 아래에 접힌 "조작기 설명", 그림 아래에 "이 그림을 읽는 법"
+        self._help = widgets.HTML(live_control_help_html())
+        self._how_to_read = widgets.HTML(live_how_to_read_html())
         self._message = widgets.HTML("")
         self._kv_readout = widgets.HTML("")  # KV 캐시 바이트 읽기 (정적 탐색기와 같은 글)
         # 그림 아래의 글 요약 (헤드마다 describe_heads 한 줄, 정적 탐색기와 같은 모양)
@@ -119,7 +125,7 @@ class AttentionExplorer:
         self.widget = widgets.VBox([
             widgets.HBox([c["tokens"], c["seed"]]),
             widgets.HBox([c["d_k"], c["num_heads"], c["num_kv_heads"], c["scaled"]]),
-            c["mask"], self._message, self._image, self._kv_readout, self._summary,
+            c["mask"], self._help, self._message, self._image, self._how_to_read, self._kv_readout, self._summary,
         ])
         self._redraw()
 
@@ -188,7 +194,8 @@ class AttentionExplorer:
         with single_thread():
             share, entropy = float(saturation(weights)), float(attention_entropy(weights).mean())
         stats = f"포화 행 {share:.0%}, 평균 엔트로피 {entropy:.2f} nat"
-        self._image.value = self._figure(s["num_heads"], tokens, s["num_kv_heads"]).render(w, counts, stats)
+        self._image.value = self._figure(s["num_heads"], tokens, s["num_kv_heads"]).render(
+            w, counts, stats, None if attn_mask is None else attn_mask.numpy())
         self.summary = describe_heads(w, tokens, tokens)
         self._summary.value = summary_html(
             summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"], s["num_kv_heads"]), self.summary)

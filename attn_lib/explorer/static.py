@@ -22,9 +22,10 @@ import json
 from collections.abc import Sequence
 
 from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS
-from .spec import SATURATION_THRESHOLD, explorer_spec, param_names
+from .spec import explorer_spec, param_names
 from .static_data import STATIC_HEADS, STATIC_MAX_TOKENS, _static_heads, static_grid
 from .summary import summary_caption, summary_html, summary_key, summary_table
+from .texts import _CONTROL_HELP, _HOW_TO_READ  # 조작기 설명과 읽는 법 (살아 있는 탐색기와 같은 글)
 
 __all__ = ["explorer_html"]
 
@@ -199,27 +200,6 @@ _STYLE = """
 .attn-explorer-summary-list { margin: 0; padding-left: 1.2rem; }
 """
 
-
-#: 조작기마다 한 줄 설명 (조작기 바로 아래, 접어 둠: 휴대폰에서 그림을 밀어내지 않게)
-_CONTROL_HELP = (
-    '<details class="attn-explorer-help"><summary>조작기 설명</summary><ul>'
-    "<li><b>d_k</b>: 헤드마다 쿼리·키 벡터의 길이. 길수록 점수가 커집니다.</li>"
-    "<li><b>헤드 수</b>: 나란히 그리는 헤드(히트맵)의 수.</li>"
-    "<li><b>KV 헤드 수</b>: 키·밸류를 따로 갖는 헤드의 수. 헤드 수보다 작으면 여러 헤드가 키·밸류를 나눠 씁니다"
-    "(그룹 쿼리 어텐션).</li>"
-    "<li><b>마스크</b>: 인과(미래 가리기), 패딩([PAD] 가리기), 또는 둘 다.</li>"
-    "<li><b>1/√d_k 스케일링</b>: 끄면 점수를 √d_k로 나누지 않습니다.</li></ul></details>"
-)
-#: 그림 아래의 읽는 법 (그림만으로는 알 수 없는 약속)
-_HOW_TO_READ = (
-    '<div class="attn-explorer-how"><p class="attn-explorer-how-title">이 그림을 읽는 법</p><ul>'
-    "<li>히트맵 한 칸은 한 쿼리(행)가 한 키(열)에 주는 가중치이고, 행마다 합이 1입니다. 노랄수록 큽니다.</li>"
-    "<li>회색 칸은 마스크로 가려져 계산에서 빠진 칸입니다. 진한 보라는 가중치가 0에 가까운 칸입니다.</li>"
-    "<li>히스토그램은 가려지지 않은 모든 칸의 가중치 분포입니다. 오른쪽 끝(1 근처)에 몰릴수록 포화된 것입니다.</li>"
-    f"<li>포화 행: 가장 큰 가중치가 {SATURATION_THRESHOLD} 이상인 행, 곧 사실상 키 하나만 보는 행입니다. "
-    "평균 엔트로피(nat)가 작을수록 가중치가 한 곳에 몰립니다.</li>"
-    "<li>오른쪽 위의 … 메뉴에서 지금 그림을 PNG나 SVG로 내려받을 수 있습니다.</li></ul></div>"
-)
 
 _html_count = [0]  # 이 프로세스에서 만든 정적 탐색기 수
 
