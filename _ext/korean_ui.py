@@ -47,6 +47,9 @@ from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.builders.html._assets import _JavaScript
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 KOREAN_CSS = "css/korean.css"
 #: 머리글의 보이는 ≡ 단추가 장 목록을 열게 하는 스크립트 (pydata-sphinx-theme issue 2451, sphinx-book-theme issue 988)
@@ -115,6 +118,28 @@ def korean_ui_strings(app: Sphinx, exception: Exception | None) -> None:
             path.write_text(new, encoding="utf-8")
 
 
+#: sphinx-copybutton 0.5 의 단추 글(툴팁, 알림)에는 한국어가 없어 영어로 뜹니다. 빌드가 끝나면 복사된
+#: ``_static/copybutton.js`` 의 ``messages`` 에 'ko' 를 더합니다 (<html lang="ko"> 이면 그것을 씀).
+COPYBUTTON_KO = ("  'ko': {'copy': '복사', 'copy_to_clipboard': '클립보드에 복사', "
+                 "'copy_success': '복사했습니다!', 'copy_failure': '복사하지 못했습니다'},\n")
+
+
+def korean_copybutton(app: Sphinx, exception: Exception | None) -> None:
+    """``copybutton.js`` 에 한국어 문구를 더합니다 (여러 번 돌아도 한 번만)."""
+    if exception is not None or app.builder is None or app.builder.format != "html":
+        return
+    path = Path(app.outdir) / "_static" / "copybutton.js"
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    if "'ko':" not in text:
+        if "const messages = {\n" not in text:
+            logger.warning("korean_ui: copybutton.js 의 messages 모양이 바뀌어 한국어를 더하지 못했습니다")
+            return
+        path.write_text(text.replace("const messages = {\n", "const messages = {\n" + COPYBUTTON_KO, 1),
+                        encoding="utf-8")
+
+
 _CELL_RE = re.compile(r"(<t[dh][\s>].*?</t[dh]>)", re.S)
 _TAG_RE = re.compile(r"(<[^>]+>)")
 #: 브라우저가 keep-all 에서도 줄을 바꾸는 문장 부호가 든 낱말 (공백 아닌 글자 둘 이상)
@@ -176,6 +201,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", defer_scripts, priority=950)
     app.connect("html-page-context", keep_table_tokens_whole)
     app.connect("build-finished", korean_ui_strings)
+    app.connect("build-finished", korean_copybutton)
     app.connect("config-inited", set_default_mode)
     app.add_css_file(KOREAN_CSS)
     app.add_css_file(ACCESSIBILITY_CSS)

@@ -33,7 +33,8 @@ MEASURE_JS = """async ([n, naiveN]) => {
     await view.runAsync();
     fast.push(performance.now() - t0);
   }
-  const spec = JSON.parse(document.getElementById(id + '-spec').textContent);
+  const specEl = document.getElementById(id + '-spec');  // 웹사이트에서는 빌드가 명세를 파일로 옮김 (data-src)
+  const spec = specEl.getAttribute('data-src') ? structuredClone(window.__attnExplorerSpecs[id]) : JSON.parse(specEl.textContent);
   const box = document.createElement('div');
   document.body.appendChild(box);
   const naive = [];

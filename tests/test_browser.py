@@ -120,22 +120,21 @@ def test_page_works_offline(docname: str, desktop_page: Callable[[str], OfflineP
 
 
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)
-def test_math_is_rendered_by_local_mathjax(docname: str, desktop_page: Callable[[str], OfflinePage]) -> None:
+def test_math_is_drawn_at_build_time(docname: str, desktop_page: Callable[[str], OfflinePage]) -> None:
+    """수식은 빌드 때 그린 SVG 입니다 (_ext/math_svg.py): MathJax 도 그 글꼴도 받지 않고, 날 TeX 이 없습니다."""
     probe = desktop_page(docname)
     page = probe.page
     n_math = page.locator(".math").count()
     if n_math == 0:
         pytest.skip(f"{docname}: 수식이 없는 페이지 (no math on this page)")
-    assert any(p.endswith("/_static/vendor/mathjax/tex-chtml.js") for p in probe.local_responses), (
-        f"{docname}: 로컬 MathJax 를 불러오지 않았습니다"
-    )
-    assert page.locator("mjx-container").count() > 0, f"{docname}: mjx-container 가 없습니다 (MathJax 가 안 돌았음)"
+    loaded = [p for p in probe.local_responses if "/_static/vendor/mathjax/" in p]
+    assert not loaded, f"{docname}: 수식은 SVG 인데 MathJax 를 받았습니다: {loaded[:3]}"
     raw = page.evaluate(
         r"""() => Array.from(document.querySelectorAll('.math'))
-              .filter(el => !el.querySelector('mjx-container'))
+              .filter(el => !el.querySelector('mjx-container[jax="SVG"] > svg'))
               .map(el => el.textContent.trim().slice(0, 80))"""
     )
-    assert not raw, f"{docname}: 조판되지 않은 수식 (raw TeX left): {raw}"
+    assert not raw, f"{docname}: SVG 로 그리지 않은 수식 (raw TeX left): {raw}"
     leftover = page.evaluate(
         r"""() => Array.from(document.querySelectorAll('.math'))
               .map(el => { const c = el.cloneNode(true);
@@ -144,9 +143,24 @@ def test_math_is_rendered_by_local_mathjax(docname: str, desktop_page: Callable[
               .filter(t => /\$\$|\\\(|\\\[/.test(t))"""
     )
     assert not leftover, f"{docname}: 남은 TeX 구분자 (leftover delimiters): {leftover}"
-    # 글꼴도 로컬에서 (MathJax CHTML fonts come from the site)
-    fonts = [p for p in probe.local_responses if "/vendor/mathjax/output/chtml/fonts/" in p]
-    assert fonts, f"{docname}: MathJax 글꼴을 불러오지 않았습니다"
+    # 글리프는 페이지의 캐시를 가리키고 실제로 그려짐 (every <use> resolves; formulas have a size)
+    broken = page.evaluate(
+        """() => Array.from(document.querySelectorAll('mjx-container use'))
+              .map(u => u.getAttribute('xlink:href') || u.getAttribute('href'))
+              .filter(h => !document.getElementById(h.slice(1)))"""
+    )
+    assert not broken, f"{docname}: 글리프 정의가 없는 수식 {len(broken)}곳: {broken[:5]}"
+    sizes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.math mjx-container > svg'))
+              .filter(s => s.getClientRects().length)
+              .map(s => s.getBoundingClientRect().height)"""
+    )
+    assert sizes and min(sizes) > 4, f"{docname}: 크기가 없는 수식 SVG: {min(sizes) if sizes else None}"
+    # 화면 낭독기는 MathML 을 읽습니다 (assistive MathML beside every SVG)
+    missing = page.evaluate(
+        "() => Array.from(document.querySelectorAll('mjx-container')).filter(c => !c.querySelector('mjx-assistive-mml math')).length"
+    )
+    assert missing == 0, f"{docname}: MathML 이 없는 수식 {missing}개"
 
 
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)

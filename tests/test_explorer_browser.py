@@ -146,7 +146,17 @@ def test_vega_is_served_by_the_site(html_dir: Path) -> None:
 def test_static_explorer_pages_have_no_dead_widgets_and_fit_the_budget(html_dir: Path, pages: list[str]) -> None:
     for docname in pages:
         html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
-        specs = re.findall(r'<script type="application/json" id="attn-explorer-[0-9a-f]+-spec">(.*?)</script>', html, re.S)
+        # 명세는 빌드가 페이지 밖 파일로 옮깁니다 (_ext/site_speed.py): 페이지 HTML 에는 data-src 만
+        inline = re.findall(r'<script type="application/json" id="attn-explorer-[0-9a-f]+-spec">(.+?)</script>', html, re.S)
+        assert not inline, f"{docname}: 탐색기 명세가 페이지 HTML 안에 남아 있습니다 ({len(inline)}개)"
+        sources = re.findall(r'<script type="application/json" id="(attn-explorer-[0-9a-f]+)-spec" data-src="([^"]+)">', html)
+        specs = []
+        for uid, src in sources:
+            script = (html_dir / docname).parent.joinpath(src).resolve().read_text(encoding="utf-8")
+            prefix = f"(window.__attnExplorerSpecs = window.__attnExplorerSpecs || {{}})[{uid!r}] = "
+            assert script.startswith(prefix) and script.endswith(";\n"), f"{docname}: {src} 의 모양이 다릅니다"
+            specs.append(script[len(prefix):-2])
+            json.loads(specs[-1])
         raw = sum(len(m.encode("utf-8")) for m in specs)
         data = sum(len(gzip.compress(m.encode("utf-8"))) for m in specs)
         print(f"\n{docname}: 정적 탐색기 데이터 {raw:,} 바이트, gzip {data:,} 바이트 (예산 {DATA_BUDGET:,})")

@@ -113,5 +113,76 @@ def test_table_cell_wrapping_leaves_math_and_code_alone(html_dir: Path, docname:
     wrapped = re.findall(r'<span class="attn-nobr">(.*?)</span>', html)
     bad = [w for w in wrapped if "\\(" in w or "\\)" in w or "\\[" in w or "<" in w]
     assert not bad, f"{docname}: {bad[:5]}"
-    if "attn-nobr" in html:
-        assert 'class="math notranslate nohighlight">\\(' in html or "\\(" not in html
+    # 수식은 빌드 때 SVG 로 그려지므로(_ext/math_svg.py) 수식 요소 안에 날 TeX 이 없어야 합니다
+    raw_math = re.findall(r'class="math notranslate nohighlight"[^>]*>(?!(?:<span class="eqno">.*?</span>)?<mjx-container)(.{0,60})',
+                          html)
+    assert not raw_math, f"{docname}: SVG 로 그리지 않은 수식: {raw_math[:3]}"
+
+
+HTML_BUDGET = 150 * 1024
+INLINE_SCRIPT_LIMIT = 20_000
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page_html_fits_the_budget(html_dir: Path, docname: str) -> None:
+    """페이지 HTML 은 gzip 150 KB 이하: 탐색기 명세(약 190 KB)와 data: 그림은 페이지 밖 파일로 (_ext/site_speed.py).
+
+    느린 4G(약 200 KB/s)에서 HTML 이 다 와야 첫 글이 뜨므로, 페이지 HTML 의 크기가 곧 첫 화면의 시각입니다.
+    """
+    html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
+    size = gz_size(html_dir / f"{docname}.html")
+    assert size <= HTML_BUDGET, f"{docname}: 페이지 HTML gzip {size:,} 바이트 (예산 {HTML_BUDGET:,})"
+    big = [len(m) for m in re.findall(r"<script[^>]*>(.*?)</script>", html, re.S) if len(m) > INLINE_SCRIPT_LIMIT]
+    assert not big, f"{docname}: 페이지 안의 큰 스크립트/데이터 {big} 바이트"
+    article = BeautifulSoup(html, "html.parser").find("article")
+    if article is not None:
+        inline = [img.get("alt", "")[:40] for img in article.find_all("img") if img.get("src", "").startswith("data:")]
+        assert not inline, f"{docname}: 페이지에 박힌 data: 그림 {len(inline)}개: {inline[:3]}"
+        eager = [img["src"] for img in article.find_all("img") if img.get("loading") != "lazy"]
+        assert not eager, f"{docname}: loading=lazy 가 없는 본문 그림: {eager[:3]}"
+
+
+ICON_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:before,?)+)\{content:"\\([0-9a-f]+)"\}')
+
+
+def icon_rules(css: str) -> dict[str, int]:
+    return {cls.removesuffix(":before").lstrip("."): int(code, 16)
+            for sels, code in ICON_RULE.findall(css) for cls in sels.split(",") if cls}
+
+
+def test_icon_fonts_hold_every_icon_the_pages_use(html_dir: Path) -> None:
+    """_ext/icon_fonts.py 가 줄인 Font Awesome: 페이지가 쓰는 아이콘마다 CSS 규칙과 글리프가 남고, 글꼴은 작음.
+
+    원본(테마 패키지)에서 아이콘인 클래스만 봅니다 (fa-solid, fa-lg 같은 꾸밈 클래스는 규칙이 없음).
+    """
+    import pydata_sphinx_theme
+    from fontTools.ttLib import TTFont
+
+    theme_static = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
+    original = icon_rules((theme_static / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8"))
+    css_text = (html_dir / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    purged = icon_rules(css_text)
+    assert len(purged) < len(original) / 10, f"아이콘 규칙이 줄지 않았습니다: {len(purged)} / {len(original)}"
+    fonts = re.findall(r"url\(\.\./vendor/fontawesome/webfonts/([^)]+)\)", css_text)
+    assert fonts and all(f.endswith(".subset.woff") for f in fonts), fonts
+    glyphs: set[int] = set()
+    for name in fonts:
+        path = html_dir / "_static" / "vendor" / "fontawesome" / "webfonts" / name
+        assert path.stat().st_size <= 20 * 1024, f"{name}: {path.stat().st_size:,} 바이트 (줄인 글꼴이 아님)"
+        glyphs |= set(TTFont(path).getBestCmap())
+    used = set()
+    for page in html_dir.rglob("*.html"):
+        used |= set(re.findall(r"\bfa-[a-z0-9-]+", page.read_text(encoding="utf-8")))
+    icons = sorted(c for c in used if c in original)
+    assert icons, "페이지에서 아이콘을 하나도 찾지 못했습니다"
+    missing_rule = [c for c in icons if c not in purged]
+    assert not missing_rule, f"CSS 규칙이 빠진 아이콘: {missing_rule}"
+    missing_glyph = [c for c in icons if purged[c] not in glyphs]
+    assert not missing_glyph, f"글꼴에 글리프가 없는 아이콘: {missing_glyph}"
+
+
+def test_copy_button_speaks_korean(html_dir: Path) -> None:
+    """코드 복사 단추의 툴팁과 알림은 한국어 (_ext/korean_ui.py 가 copybutton.js 에 'ko' 를 더함)."""
+    js = (html_dir / "_static" / "copybutton.js").read_text(encoding="utf-8")
+    assert "'ko': {'copy': '복사', 'copy_to_clipboard': '클립보드에 복사'" in js
+    assert 'document.documentElement.lang' in js  # 페이지의 lang 으로 고르는 방식이 그대로인지

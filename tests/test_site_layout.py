@@ -103,14 +103,22 @@ BROKEN_TOKENS_JS = """() => {
 }"""
 
 
+TABLE_SCREENSHOT_PAGE, TABLE_SCREENSHOT_INDEX = "chapters/07_kv_cache_gqa", 0
+
+
 @pytest.mark.parametrize("viewport", ["phone", "laptop"])
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)
 def test_table_cells_keep_numbers_and_words_whole(
-    docname: str, viewport: str, open_offline_page: Callable[..., OfflinePage]
+    docname: str, viewport: str, open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
 ) -> None:
     page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport]).page
     broken = page.evaluate(BROKEN_TOKENS_JS)
     assert not broken, f"{docname} ({viewport}): 표 칸에서 가운데가 끊긴 낱말 {len(broken)}개: {broken[:10]}"
+    if docname == TABLE_SCREENSHOT_PAGE:
+        # 사람이 보는 증거: 숫자가 많은 표(장 07 의 메모리 표) 하나를 이 화면 폭으로 찍어 둡니다
+        table = page.locator("article.bd-article table").nth(TABLE_SCREENSHOT_INDEX)
+        table.scroll_into_view_if_needed()
+        table.screenshot(path=str(screenshot_dir / f"table-{viewport}.png"))
 
 
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)
