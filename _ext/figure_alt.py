@@ -12,7 +12,8 @@ myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들�
 1. ``alt``: 설명이 ``ALT_LIMIT``(300)자보다 길면 앞부분만 alt 로 두고, 전체 설명은 그림 바로 아래
    ``<details>``("그림 N.k 설명 자세히")에 둡니다 (``<img aria-describedby>`` 가 그 글을 가리킴).
 2. 그림 번호와 짧은 설명: ``<figure>`` 로 감싸고 ``<figcaption>`` 에 "그림 N.k <제목>" 을 적습니다
-   (N = 파일 이름 앞의 장 번호, k = 페이지 안의 순서). 이미 캡션이 있는 그림(``mystnb.figure``)은 앞에 번호만.
+   (N = 파일 이름 앞의 장 번호, k = 페이지 안의 순서). 이미 캡션이 있는 그림(``mystnb.figure``)은 Sphinx 가
+   "그림 1" 처럼 번호를 붙입니다 (numfig).
 3. 크기: ``<img width>`` 는 1배 너비(PNG 는 2배 화소), ``data-min-text-px`` 는 가장 작은 글자,
    ``style="min-width: ..."`` 는 그 글자가 10 CSS px 이 되는 너비. 그보다 좁은 화면(휴대폰)에서는 그림 상자
    (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``_assets/css/figures.css``).
@@ -120,6 +121,18 @@ class figure_scroll(nodes.General, nodes.Element):  # noqa: N801 (docutils 노�
     """그림 상자: 화면이 그림의 읽을 수 있는 너비보다 좁으면 제 안에서 옆으로 넘어갑니다."""
 
 
+class attn_figure(nodes.figure):  # noqa: N801
+    """번호를 이 확장이 적는 그림. Sphinx 의 numfig 번호 대상(``nodes.figure`` 그 자체)이 아니어서 id 가 없어도 됩니다."""
+
+
+def visit_attn_figure(self: Any, node: attn_figure) -> None:
+    self.visit_figure(node)
+
+
+def depart_attn_figure(self: Any, node: attn_figure) -> None:
+    self.depart_figure(node)
+
+
 class legible_image(nodes.image):  # noqa: N801
     """``<img>`` 에 ``width``, ``height``, ``data-min-text-px``, ``min-width``, ``aria-describedby`` 를 더하는 그림."""
 
@@ -215,24 +228,22 @@ def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str,
             f'<p id="{uid}-desc">{html.escape(alt)}</p></details>\n'), format="html")
     scroll = figure_scroll("", image, label=f"{label} (화면이 좁으면 옆으로 넘겨 보세요)")
     parent = node.parent
-    if isinstance(parent, nodes.figure):  # 이미 캡션이 있는 그림 (mystnb.figure): 앞에 번호만
+    if isinstance(parent, nodes.figure):  # 이미 캡션이 있는 그림 (mystnb.figure): Sphinx 가 번호를 붙임
         parent["classes"].append("attn-figure")
         parent.replace(node, scroll)
-        caption = next(iter(parent.findall(nodes.caption)), None)
-        if caption is not None:
-            caption.insert(0, nodes.inline("", label + " ", classes=["attn-figure-number"]))
         if details is not None:
             parent.parent.insert(parent.parent.index(parent) + 1, details)
         return
     caption = nodes.caption("", "", nodes.inline("", label + " ", classes=["attn-figure-number"]),
                             nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
-    figure = nodes.figure("", scroll, caption, classes=["attn-figure"])
+    figure = attn_figure("", scroll, caption, classes=["attn-figure"])
     parent.replace(node, figure)
     if details is not None:
         parent.insert(parent.index(figure) + 1, details)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_node(attn_figure, html=(visit_attn_figure, depart_attn_figure))
     app.add_node(figure_scroll, html=(visit_figure_scroll, depart_figure_scroll))
     app.add_node(legible_image, html=(visit_legible_image, depart_legible_image))
     app.add_css_file(FIGURES_CSS)

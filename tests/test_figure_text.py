@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -88,7 +89,7 @@ def test_min_text_px_sees_the_smallest_text_and_ignores_hidden_axes() -> None:
 # 브라우저: 모든 페이지, 휴대폰과 노트북
 # ---------------------------------------------------------------------------------------
 
-READ_IMAGES_JS = """
+READ_IMAGES_JS = r"""
 () => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const out = [];
@@ -105,7 +106,7 @@ READ_IMAGES_JS = """
       minText: Number(img.dataset.minTextPx || 0),
       output: !!img.closest('.cell_output'),
       tab: !!img.closest('.attn-head-tab'),
-      caption: caption ? caption.innerText.trim() : '',
+      caption: caption ? caption.textContent.replace(/\s+/g, ' ').trim() : '',
     });
   }
   return {images: out, pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth};
@@ -136,7 +137,8 @@ def figure_offenders(docname: str, found: dict[str, Any]) -> list[str]:
         if img["naturalWidth"] < PIXEL_RATIO * img["width"] - 1:
             bad.append(f"{where}: PNG가 {img['naturalWidth']} 화소로 1배 너비 {img['width']} px의 2배가 아님")
         if img["output"] and not img["tab"]:
-            if not img["caption"].startswith(f"그림 {int(number)}." if number.isdigit() else "그림 "):
+            # "그림 6.1 ..." (_ext/figure_alt.py), 캡션을 직접 단 그림(mystnb.figure)은 Sphinx 번호 "그림 1 ..."
+            if not re.match(rf"그림 ({int(number)}\.)?\d+ \S" if number.isdigit() else r"그림 \d", img["caption"]):
                 bad.append(f"{where}: '그림 N.k ...' 캡션이 없음 ({img['caption'][:30]!r})")
             if len(img["alt"]) > 300:
                 bad.append(f"{where}: alt가 {len(img['alt'])}자 (300자 이하여야 함)")

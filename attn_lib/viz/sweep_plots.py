@@ -146,7 +146,7 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
         ("W_q, W_k에 닿은 기울기 노름", lambda h: list(h.grad_norm), True),
         ("AdamW가 움직인 크기 |Δθ| / lr", lambda h: list(h.update_per_lr), True),
     ]
-    fig, axes = plt.subplots(2, 2, figsize=(6.8, 5.4), layout="constrained", sharex=True)
+    fig, axes = plt.subplots(2, 2, figsize=(6.5, 5.4), layout="constrained", sharex=True)
     plt.close(fig)
     for ax, (label, pick, log) in zip(axes.flat, panels):
         for i, (name, h) in enumerate(histories.items()):
