@@ -1,21 +1,30 @@
-"""노트북 그림에 한국어 대체 텍스트(alt)를 다는 작은 Sphinx 확장.
+"""노트북 그림에 한국어 대체 텍스트(alt), 그림 번호와 짧은 설명, 읽을 수 있는 크기를 주는 작은 Sphinx 확장.
 
-A small Sphinx extension that gives every notebook output image its Korean alt text.
+A small Sphinx extension for notebook output images: Korean alt text, a numbered Korean caption, and a size
+below which the image is never shrunk (its smallest text stays at least 10 CSS px).
 
 myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들고, 출력 메타데이터에서 ``width`` 와
 ``height`` 만 옮깁니다. 그래서 HTML 에는 ``<img alt="../_images/<hash>.png">`` 처럼 파일 경로가 alt 로
-남습니다. ``attn_lib`` 의 그림 함수(``plots``, ``mask_plots``)는 그림의 대체 텍스트를 PNG 안의
-``Description`` 글 묶음(tEXt 또는 UTF-8 iTXt)에 넣어 두므로(``attn_lib.viz.figures.png_bytes``), 이 확장은 문서를 읽을 때(``doctree-read``) 노트북 출력
-그림(myst-nb 가 ``<outdir>/../jupyter_execute/`` 에 쓴 파일)마다 그 글을 읽어 ``alt`` 로 둡니다.
-PNG 에 글이 없거나 한글이 없으면 경고합니다 (``-W`` 빌드에서는 실패). 노트북에서 출력 메타데이터의
-``{"image/png": {"alt": ...}}`` 와 PNG 안의 글은 같은 글입니다(둘 다 ``attn_lib.viz.figures`` 가 씀).
+남습니다. ``attn_lib`` 의 그림 함수는 PNG 안에 글 묶음을 넣어 둡니다(``attn_lib.viz.figure_output``):
+``Description``(대체 텍스트), ``Title``(그림 제목), ``Min text px``(1배 크기에서 가장 작은 글자, CSS px),
+``Pixel ratio``(PNG 화소 / CSS px). 이 확장은 문서를 읽을 때(``doctree-read``) 노트북 출력 그림마다
 
-Reads the alt text that ``attn_lib.viz.figures`` embeds in each output PNG (``Description``) and sets it as
-the image node's ``alt``; warns (an error under ``-W``) when a notebook image has no Korean alt.
+1. ``alt``: 설명이 ``ALT_LIMIT``(300)자보다 길면 앞부분만 alt 로 두고, 전체 설명은 그림 바로 아래
+   ``<details>``("그림 N.k 설명 자세히")에 둡니다 (``<img aria-describedby>`` 가 그 글을 가리킴).
+2. 그림 번호와 짧은 설명: ``<figure>`` 로 감싸고 ``<figcaption>`` 에 "그림 N.k <제목>" 을 적습니다
+   (N = 파일 이름 앞의 장 번호, k = 페이지 안의 순서). 이미 캡션이 있는 그림(``mystnb.figure``)은 Sphinx 가
+   "그림 1" 처럼 번호를 붙입니다 (numfig).
+3. 크기: ``<img width>`` 는 1배 너비(PNG 는 2배 화소), ``data-min-text-px`` 는 가장 작은 글자,
+   ``style="min-width: ..."`` 는 그 글자가 10 CSS px 이 되는 너비. 그보다 좁은 화면(휴대폰)에서는 그림 상자
+   (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``_assets/css/figures.css``).
+
+PNG 에 한국어 글이 없으면 경고합니다 (``-W`` 빌드에서는 실패).
 """
 
 from __future__ import annotations
 
+import html
+import math
 import re
 import struct
 import zlib
@@ -30,7 +39,18 @@ logger = logging.getLogger(__name__)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ALT_KEY = "Description"
+TITLE_KEY = "Title"
+MIN_TEXT_KEY = "Min text px"
+RATIO_KEY = "Pixel ratio"
 HANGUL = re.compile(r"[가-힣]")
+#: <img alt> 의 최대 글자 수 (더 긴 설명은 그림 아래 <details> 에)
+ALT_LIMIT = 300
+#: 그림 속 가장 작은 글자가 보여야 할 크기 (CSS px)
+MIN_LEGIBLE_PX = 10.0
+#: 짧은 설명(캡션)의 최대 글자 수
+CAPTION_LIMIT = 90
+FIGURES_CSS = "css/figures.css"
+_MORE = " … (전체 설명은 그림 아래 '설명 자세히')"
 
 
 def png_text(data: bytes) -> dict[str, str]:
@@ -60,6 +80,87 @@ def png_text(data: bytes) -> dict[str, str]:
     return out
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """PNG 의 화소 크기 (IHDR 의 너비, 높이)."""
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _cut(text: str, limit: int, separators: tuple[str, ...]) -> str:
+    """``text`` 를 ``limit`` 자 안에서 가장 뒤의 구분자(``separators``) 앞까지 자릅니다 (없으면 글자 단위)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    cut = max(head.rfind(sep) for sep in separators)
+    return (head[:cut] if cut > limit // 3 else head[:limit - 1]).rstrip(" ,;:—")
+
+
+def short_alt(alt: str, limit: int = ALT_LIMIT) -> str:
+    """``alt`` 가 ``limit`` 자보다 길면 앞부분(문장·항목 경계까지)과 "전체 설명은 그림 아래" 안내를 돌려줍니다.
+
+    Shape:
+        - 해당 없음 (글 -> 글)
+    """
+    if len(alt) <= limit:
+        return alt
+    return _cut(alt, limit - len(_MORE), (". ", "; ", ", ", " ")) + _MORE
+
+
+def short_caption(title: str, alt: str) -> str:
+    """짧은 설명: 그림 제목, 없으면 대체 텍스트에서 ':' 앞(무슨 그림인가)."""
+    text = title.strip() or alt.split(":")[0].split(" — ")[0].strip()
+    return _cut(text, CAPTION_LIMIT, (" (", ", ", " "))
+
+
+def chapter_number(docname: str) -> str | None:
+    """``chapters/06_cross_attention`` -> ``"6"`` (파일 이름 앞에 번호가 없으면 ``None``)."""
+    match = re.match(r"(\d+)_", docname.rsplit("/", 1)[-1])
+    return str(int(match.group(1))) if match else None
+
+
+class figure_scroll(nodes.General, nodes.Element):  # noqa: N801 (docutils 노드 이름 관례)
+    """그림 상자: 화면이 그림의 읽을 수 있는 너비보다 좁으면 제 안에서 옆으로 넘어갑니다."""
+
+
+class attn_figure(nodes.figure):  # noqa: N801
+    """번호를 이 확장이 적는 그림. Sphinx 의 numfig 번호 대상(``nodes.figure`` 그 자체)이 아니어서 id 가 없어도 됩니다."""
+
+
+def visit_attn_figure(self: Any, node: attn_figure) -> None:
+    self.visit_figure(node)
+
+
+def depart_attn_figure(self: Any, node: attn_figure) -> None:
+    self.depart_figure(node)
+
+
+class legible_image(nodes.image):  # noqa: N801
+    """``<img>`` 에 ``width``, ``height``, ``data-min-text-px``, ``min-width``, ``aria-describedby`` 를 더하는 그림."""
+
+
+def visit_figure_scroll(self: Any, node: figure_scroll) -> None:
+    label = html.escape(node["label"], quote=True)
+    self.body.append(f'<div class="attn-figure-scroll" tabindex="0" role="group" aria-label="{label}">')
+
+
+def depart_figure_scroll(self: Any, node: figure_scroll) -> None:
+    self.body.append("</div>")
+
+
+def visit_legible_image(self: Any, node: legible_image) -> None:
+    self.visit_image(node)
+    extra = [f'width="{node["css_width"]}"', f'height="{node["css_height"]}"']
+    if node.get("min_text_px"):
+        extra.append(f'data-min-text-px="{node["min_text_px"]:.2f}"')
+        extra.append(f'style="min-width: {node["min_width"]}px"')
+    if node.get("describedby"):
+        extra.append(f'aria-describedby="{node["describedby"]}"')
+    self.body[-1] = self.body[-1].replace("<img ", "<img " + " ".join(extra) + " ", 1)
+
+
+def depart_legible_image(self: Any, node: legible_image) -> None:
+    self.depart_image(node)
+
+
 def _output_dir(app: Sphinx) -> Path:
     """myst-nb 가 노트북 출력 파일을 쓰는 폴더 (``myst_nb.sphinx_ext`` 와 같은 계산)."""
     return Path(app.outdir).parent.joinpath("jupyter_execute").resolve()
@@ -72,25 +173,27 @@ def _image_path(app: Sphinx, docname: str, uri: str) -> Path:
 
 
 def set_output_image_alt(app: Sphinx, doctree: nodes.document) -> None:
-    """노트북 출력 그림마다 PNG 안의 대체 텍스트를 ``alt`` 로 둡니다. 없으면 경고합니다.
+    """노트북 출력 그림마다 alt, 번호와 짧은 설명, 읽을 수 있는 크기를 둡니다. 한국어 alt 가 없으면 경고합니다.
 
     Runs on ``doctree-read`` before Sphinx's image collector (priority 400 < 500), while the
     node's ``uri`` is still myst-nb's ``/_build/jupyter_execute/<hash>.png``.
     """
     docname = app.env.docname
     outputs = _output_dir(app)
-    for node in doctree.findall(nodes.image):
+    number = chapter_number(docname)
+    count = 0
+    for node in list(doctree.findall(nodes.image)):
         uri = node.get("uri", "")
         if "://" in uri or uri.startswith("data:"):
             continue
         path = _image_path(app, docname, uri)
         if not path.is_relative_to(outputs):
             continue  # 노트북 출력이 아닌 그림 (책에 직접 넣은 그림)
+        data = path.read_bytes() if path.suffix.lower() == ".png" and path.is_file() else b""
+        text = png_text(data)
         alt = node.get("alt", "")
-        if not (alt and HANGUL.search(alt)) and path.suffix.lower() == ".png" and path.is_file():
-            alt = png_text(path.read_bytes()).get(ALT_KEY, "")
-            if alt:
-                node["alt"] = alt
+        if not (alt and HANGUL.search(alt)):
+            alt = text.get(ALT_KEY, "")
         if not (alt and HANGUL.search(alt)):
             logger.warning(
                 "노트북 그림에 한국어 대체 텍스트(alt)가 없습니다: %s. attn_lib 의 그림 함수로 그리거나, "
@@ -98,8 +201,51 @@ def set_output_image_alt(app: Sphinx, doctree: nodes.document) -> None:
                 "붙이세요. / A notebook image has no Korean alt text.",
                 path.name, location=node, type="figure_alt", subtype="missing",
             )
+            continue
+        count += 1
+        label = f"그림 {number}.{count}" if number else f"그림 {count}"
+        _make_figure(node, data, text, alt, label, f"{docname.replace('/', '-')}-fig-{count}")
+
+
+def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str, label: str, uid: str) -> None:
+    """그림 노드를 ``<figure>`` (번호와 짧은 설명, 옆으로 넘기는 상자, 긴 설명의 ``<details>``)로 바꿉니다."""
+    image = legible_image(node.rawsource, **node.attributes)
+    image["alt"] = short_alt(alt)
+    ratio = float(text.get(RATIO_KEY, "1") or 1)
+    width, height = png_size(data) if data else (0, 0)
+    image["css_width"], image["css_height"] = round(width / ratio), round(height / ratio)
+    for key in ("width", "height", "scale"):  # 크기는 이 확장이 정함 (myst-nb 가 옮긴 width 는 지움)
+        image.attributes.pop(key, None)
+    smallest = float(text.get(MIN_TEXT_KEY, "0") or 0)
+    if smallest:
+        image["min_text_px"] = smallest
+        image["min_width"] = min(image["css_width"], math.ceil(image["css_width"] * MIN_LEGIBLE_PX / smallest))
+    details = None
+    if image["alt"] != alt:
+        image["describedby"] = f"{uid}-desc"
+        details = nodes.raw("", (
+            f'<details class="attn-figure-details"><summary>{html.escape(label)} 설명 자세히</summary>'
+            f'<p id="{uid}-desc">{html.escape(alt)}</p></details>\n'), format="html")
+    scroll = figure_scroll("", image, label=f"{label} (화면이 좁으면 옆으로 넘겨 보세요)")
+    parent = node.parent
+    if isinstance(parent, nodes.figure):  # 이미 캡션이 있는 그림 (mystnb.figure): Sphinx 가 번호를 붙임
+        parent["classes"].append("attn-figure")
+        parent.replace(node, scroll)
+        if details is not None:
+            parent.parent.insert(parent.parent.index(parent) + 1, details)
+        return
+    caption = nodes.caption("", "", nodes.inline("", label + " ", classes=["attn-figure-number"]),
+                            nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
+    figure = attn_figure("", scroll, caption, classes=["attn-figure"])
+    parent.replace(node, figure)
+    if details is not None:
+        parent.insert(parent.index(figure) + 1, details)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_node(attn_figure, html=(visit_attn_figure, depart_attn_figure))
+    app.add_node(figure_scroll, html=(visit_figure_scroll, depart_figure_scroll))
+    app.add_node(legible_image, html=(visit_legible_image, depart_legible_image))
+    app.add_css_file(FIGURES_CSS)
     app.connect("doctree-read", set_output_image_alt, priority=400)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -2,7 +2,8 @@
 
 - attn_lib.viz.plots와 attn_lib.viz.mask_plots의 그림 함수마다: alt가 한국어이고, 데이터에서 따로 계산한 숫자를 담고, 입력이 다르면 다름
 - IPython의 ``image/png`` 표시: 메타데이터 ``{"alt": ...}``와 PNG 안의 ``Description``이 같은 글
-- ``_ext/figure_alt.py``: PNG의 글을 ``<img alt>``로 옮기고, 글이 없으면 경고
+- ``_ext/figure_alt.py``: PNG의 글을 ``<img alt>``로 옮기고(300자 넘는 설명은 그림 아래 ``<details>``),
+  "그림 N.k" 캡션을 달고, 글이 없으면 경고
 - 히트맵 색지도: 색각 이상에도 읽히는 지각적으로 고른 색지도만 (jet, rainbow는 거절)
 - 빌드된 사이트(site): 노트북 출력 그림마다 한국어 alt, 파일 경로가 아님, 페이지 안과 책 전체에서 서로 다름,
   실행 캐시의 출력 메타데이터와 같음; head_tabs의 탭마다 alt와 보이는 요약; 정적 탐색기의 글 요약
@@ -51,7 +52,8 @@ from attn_lib import (
 from attn_lib.viz import curves, mask_plots, plots, sweep_plots
 from attn_lib.viz.describe import format_number
 from attn_lib.explorer.model import MAX_HEADS, ExplorerModel, padded_length, shown_tokens
-from attn_lib.viz.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt, install_alt_formatter, png_bytes
+from attn_lib.viz.figure_output import install_alt_formatter, png_bytes
+from attn_lib.viz.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt
 from attn_lib.explorer.static import explorer_html
 from attn_lib.explorer.summary import summary_caption, summary_key, summary_table
 from conftest import OfflinePage, first_head, previous_head, raises_korean, read_toc_docnames, scroll_to_explorers
@@ -251,15 +253,16 @@ def test_ipython_png_output_has_alt_metadata_and_the_same_text_in_the_png():
     assert "alt" not in metadata.get("image/png", {})  # 기본 함수는 alt를 싣지 않음: 바꿔야 하는 이유
     assert install_alt_formatter(shell)
     data, metadata = shell.display_formatter.format(fig)
-    assert metadata["image/png"] == {"alt": get_alt(fig)}
     png = base64.b64decode(data["image/png"])
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width = figure_alt.png_size(png)[0]
+    assert metadata["image/png"] == {"alt": get_alt(fig), "width": round(width / 2)}  # 2배 화소를 1배 크기로
     assert figure_alt.png_text(png)["Description"] == get_alt(fig)
     plain = plt.figure()
     plt.close(plain)
     plain.add_subplot().plot([1, 2])
     data, metadata = shell.display_formatter.format(plain)
-    assert "image/png" in data and "image/png" not in metadata  # alt 없는 그림은 그대로 (빌드가 경고함)
+    assert "image/png" in data and "alt" not in metadata["image/png"]  # alt 없는 그림 (빌드가 경고함)
     assert install_alt_formatter() is False  # 실행 중인 IPython 셸이 없으면 아무것도 하지 않음
 
 
@@ -282,14 +285,31 @@ def _run_extension(tmp_path: Path, png: bytes, caplog) -> Any:
     tree += [image, other]
     caplog.set_level("WARNING")
     figure_alt.set_output_image_alt(app, tree)
-    return image, other
+    made = list(tree.findall(figure_alt.legible_image))
+    return (made[0] if made else image), other
 
 
 def test_extension_moves_the_png_text_into_the_image_alt(tmp_path, caplog):
-    fig = plot_mask(causal_mask(4))
+    fig = plot_mask(causal_mask(4), title="인과 마스크")
     image, other = _run_extension(tmp_path, png_bytes(fig), caplog)
     assert image["alt"] == get_alt(fig) and "alt" not in other
     assert not [r for r in caplog.records if "대체 텍스트" in r.getMessage()]
+    figure = image.parent.parent  # <figure> > 옆으로 넘기는 상자 > <img>
+    caption = [n for n in figure.children if n.tagname == "caption"][0]
+    assert caption.astext() == "그림 1 인과 마스크"  # docname chapters/demo 에는 장 번호가 없음
+    assert image["min_text_px"] >= 10 and abs(image["css_width"] * 2 - figure_alt.png_size(png_bytes(fig))[0]) <= 1
+
+
+def test_extension_keeps_long_descriptions_in_details_and_alt_under_300(tmp_path, caplog):
+    w = torch.softmax(torch.randn(8, 6, 6, generator=torch.Generator().manual_seed(0)), dim=-1)
+    fig = plot_head_heatmaps(w, TOKENS + ["끝"], TOKENS + ["끝"], title="헤드 여덟 개")
+    full = get_alt(fig)
+    assert len(full) > 300
+    image, _ = _run_extension(tmp_path, png_bytes(fig), caplog)
+    assert len(image["alt"]) <= 300 and image["alt"] == figure_alt.short_alt(full)
+    assert full.startswith(image["alt"].split(" …")[0]) and "그림 아래" in image["alt"]
+    details = [n for n in image.parent.parent.parent.children if n.tagname == "raw"]
+    assert details and html_lib.escape(full) in details[0].astext() and "설명 자세히" in details[0].astext()
 
 
 def test_extension_warns_when_a_notebook_image_has_no_korean_alt(tmp_path, caplog):
@@ -468,7 +488,8 @@ def test_html_alt_equals_the_alt_saved_in_the_notebook_output(book_images):
             if img["src"].startswith("data:"):
                 continue  # 헤드 탭의 그림 (HTML 출력 안의 data URI; test_head_tabs_* 가 봄)
             digest = Path(img["src"]).stem
-            assert img["alt"] == saved[digest], f"{docname}: {digest}"
+            assert img["alt"] == figure_alt.short_alt(saved[digest]), f"{docname}: {digest}"
+            assert len(img["alt"]) <= figure_alt.ALT_LIMIT, f"{docname}: alt {len(img['alt'])}자"
             checked += 1
     assert checked >= 20
 

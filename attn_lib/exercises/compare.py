@@ -27,7 +27,8 @@ from torch import Tensor
 from .._checks import describe
 from ..attention import scaled_dot_product_attention
 from ..explorer.model import DK_CHOICES, MASKS, ExplorerModel, explorer_mask
-from ..viz import HEATMAP_CMAP, png_bytes, set_alt
+from ..viz import HEATMAP_CMAP, TEXT_PT, png_bytes, set_alt
+from ..viz.layout import grid_layout
 from .engine import CheckResult
 from .hints import MISTAKES
 from .practice import check_attention
@@ -52,9 +53,9 @@ def _first_sentence(text: str) -> str:
 def _draw_columns(columns: list[tuple[str, Tensor]], tokens: list[str], title: str) -> Figure:
     """헤드마다 한 줄, 열마다 한 칸인 히트맵 격자를 그립니다 (모든 칸이 같은 색 눈금 [0, 1])."""
     H, L, S = columns[0][1].shape
-    cell = 0.32 + 0.02 * min(max(len(t) for t in tokens), 8)
-    fig, axes = plt.subplots(H, len(columns), figsize=(len(columns) * (cell * S + 1.0) + 0.9, H * (cell * L + 0.8) + 0.6),
-                             squeeze=False, layout="constrained")
+    grid = grid_layout(H * len(columns), L, S, max(len(t) for t in tokens), annotate=False, ncols=len(columns),
+                       extra_w=0.9, extra_h=0.45)
+    fig, axes = plt.subplots(H, len(columns), figsize=grid.figsize, squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기: 돌려준 그림만 한 번 보이도록
     image = None
     for h in range(H):
@@ -62,9 +63,10 @@ def _draw_columns(columns: list[tuple[str, Tensor]], tokens: list[str], title: s
             ax = axes[h, c]
             image = ax.imshow(values[h].detach().float().numpy(), cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0,
                               aspect="auto", interpolation="nearest")
-            ax.set_title(f"헤드 {h} · {name}", fontsize=9)
-            ax.set_xticks(range(S), tokens, rotation=60, ha="right", fontsize=7)
-            ax.set_yticks(range(L), tokens if c == 0 else [""] * L, fontsize=7)
+            ax.set_title(f"헤드 {h} · {name}", fontsize=TEXT_PT["panel_title"])
+            ax.set_xticks(range(S), tokens if h == H - 1 else [""] * S, rotation=60, ha="right", rotation_mode="anchor",
+                          fontsize=TEXT_PT["tick"])  # 마지막 줄과 첫 열에만 토큰 이름
+            ax.set_yticks(range(L), tokens if c == 0 else [""] * L, fontsize=TEXT_PT["tick"])
     fig.colorbar(image, ax=axes, shrink=0.8, label="가중치 (차이는 절댓값)")
     fig.suptitle(title)
     return fig

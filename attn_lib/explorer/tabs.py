@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import math
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -20,7 +21,8 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from ..viz.describe import describe_heads
-from ..viz.figures import get_alt, png_bytes
+from ..viz.figure_output import png_bytes, render_png
+from ..viz.figures import get_alt
 from ..viz.plots import plot_head_heatmaps
 
 __all__ = ["HeadTabs", "head_tabs", "figure_png"]
@@ -38,7 +40,9 @@ def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
 #: head_tabs 탭 하나의 HTML: 그림(대체 텍스트 포함)과 보이는 요약 한 줄
 _HEAD_TAB_HTML = (
     '<figure class="attn-head-tab" style="margin:0">'
-    '<img src="data:image/png;base64,{png}" alt="{alt}" style="max-width:100%;height:auto">'
+    '<div class="attn-figure-scroll" style="max-width:100%;overflow-x:auto">'
+    '<img src="data:image/png;base64,{png}" alt="{alt}" width="{width}" height="{height}" data-min-text-px="{text_px:.2f}" '
+    'style="display:block;max-width:100%;height:auto;min-width:{min_width}px"></div>'
     '<figcaption class="attn-head-summary" style="margin-top:0.3em;white-space:normal;line-height:1.5">'
     "{summary}</figcaption></figure>"
 )
@@ -125,9 +129,14 @@ def head_tabs(
     children = []
     for h in range(weights.shape[0]):
         fig = plot_head_heatmaps(weights[h], query_labels, key_labels, head_names=[f"헤드 {h}"])
-        png = base64.b64encode(figure_png(fig, dpi=dpi)).decode("ascii")
+        rendered = render_png(fig, dpi=dpi, bbox_inches=None)  # 2배 화소, 1배 크기는 width
+        png = base64.b64encode(rendered.data).decode("ascii")
+        # 가장 작은 글자가 10 CSS px 아래로 줄지 않는 너비 (_ext/figure_alt.py 의 그림과 같은 규칙)
+        min_width = min(rendered.css_width, math.ceil(rendered.css_width * 10 / rendered.min_text_px))
         children.append(widgets.HTML(
-            _HEAD_TAB_HTML.format(png=png, alt=html.escape(get_alt(fig)), summary=html.escape(summaries[h])),
+            _HEAD_TAB_HTML.format(png=png, alt=html.escape(get_alt(fig)), summary=html.escape(summaries[h]),
+                                  width=rendered.css_width, height=rendered.css_height,
+                                  text_px=rendered.min_text_px, min_width=min_width),
             layout=widgets.Layout(max_width="100%")))
     tabs = HeadTabs(children=children)
     tabs.titles = tuple(f"헤드 {h}" for h in range(len(children)))

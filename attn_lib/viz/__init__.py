@@ -27,10 +27,18 @@ from .figures import (
     PALETTE,
     set_alt,
     get_alt,
-    png_bytes,
-    install_alt_formatter,
     tick_label,
     plain_log_ticks,
+    TEXT_PT,
+    MAX_FIGURE_WIDTH_IN,
+)
+from .figure_output import (
+    CSS_DPI,
+    PIXEL_RATIO,
+    png_bytes,
+    render_png,
+    min_text_px,
+    install_alt_formatter,
 )
 from .plots import (
     plot_head_heatmaps,
@@ -75,6 +83,12 @@ __all__ = [
     "install_alt_formatter",
     "tick_label",
     "plain_log_ticks",
+    "TEXT_PT",
+    "MAX_FIGURE_WIDTH_IN",
+    "CSS_DPI",
+    "PIXEL_RATIO",
+    "render_png",
+    "min_text_px",
     "plot_head_heatmaps",
     "plot_saturation_histogram",
     "plot_curves",

@@ -20,7 +20,7 @@ from torch import Tensor
 from .._checks import describe
 from .describe import plain_text
 from .describe_values import describe_curves
-from .figures import PALETTE, _ALT_PARTS, _attach, _float_array, plain_log_ticks, tick_label
+from .figures import PALETTE, TEXT_PT, _ALT_PARTS, _attach, _float_array, plain_log_ticks, tick_label
 
 __all__ = ["plot_curves", "plot_metric_panels"]
 
@@ -105,7 +105,7 @@ def plot_curves(
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
     if legend:
-        ax.legend(fontsize=8, framealpha=0.9)
+        ax.legend(fontsize=TEXT_PT["legend"], framealpha=0.9)
     if title:
         ax.set_title(title)
     # 상수 하나로 받은 참고선은 "상수"로 적음
@@ -122,7 +122,7 @@ def plot_metric_panels(
     panels: Mapping[str, Mapping[str, Sequence[float]]],
     *,
     xlabel: str,
-    ncols: int = 3,
+    ncols: int = 2,
     logx: bool = False,
     logy: Sequence[str] = (),
     reference: Mapping[str, Mapping[str, Sequence[float] | float]] | None = None,
@@ -137,7 +137,7 @@ def plot_metric_panels(
         x: 가로축 값.
         panels: 지표 이름(세로축 이름) -> {곡선 이름 -> 값}. 모든 패널의 곡선 이름이 같아야 색이 맞습니다.
         xlabel: 가로축 이름.
-        ncols: 한 줄에 놓을 패널 수.
+        ncols: 한 줄에 놓을 패널 수 (기본 2: 패널이 3~4개면 2×2 격자).
         logx: 가로축을 밑이 2인 로그 눈금으로.
         logy: 세로축을 로그 눈금으로 그릴 지표 이름들.
         reference: 지표 이름 -> {참고선 이름 -> 값 또는 상수}.
@@ -158,20 +158,21 @@ def plot_metric_panels(
         raise ValueError(f"logy와 reference의 이름은 panels에 있어야 하는데 {unknown}이(가) 없습니다. 있는 이름: {list(panels)}")
     ncols = min(ncols, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols, 3.3 * nrows + 0.6), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.25 * ncols, 2.9 * nrows + 0.8), squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기
     for ax, (name, curves) in zip(axes.flat, panels.items()):
         refs = (reference or {}).get(name)
         plot_curves(x, curves, xlabel=xlabel, ylabel=name, logx=logx, logy=name in logy, reference=refs, legend=False, ax=ax)
         if refs:
             handles = [h for h in ax.get_lines() if h.get_label() in refs]
-            ax.legend(handles=handles, fontsize=8, framealpha=0.9)
+            ax.legend(handles=handles, fontsize=TEXT_PT["legend"], framealpha=0.9)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_axis_off()
     first = axes.flat[0]
     names = {str(k) for k in next(iter(panels.values()))}
     handles = [h for h in first.get_lines() if h.get_label() in names]
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 2), fontsize=TEXT_PT["legend"],
+               frameon=False)
     if title:
         fig.suptitle(title)
     _attach(fig, True, f"지표 그래프 {len(panels)}개(가로축 {plain_text(xlabel)})", " ".join(getattr(fig, _ALT_PARTS)),

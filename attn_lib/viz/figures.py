@@ -2,9 +2,10 @@
 
 그림 코드는 세 모듈에 나뉘어 있습니다. 이 모듈이 아래층이고, 나머지 둘은 이 모듈만 함께 씁니다.
 
-- ``figures`` (이 모듈): 한글 글꼴 설정(``setup_korean_font``, ``korean_font_path``), 공통 색(``PALETTE``,
-  ``HEATMAP_CMAP``, ``SAFE_CMAPS``), 대체 텍스트 장치(``set_alt``, ``get_alt``, ``png_bytes``,
-  ``install_alt_formatter``), 두 그림 모듈이 함께 쓰는 입력 확인 도우미.
+- ``figures`` (이 모듈): 한글 글꼴 설정(``setup_korean_font``, ``korean_font_path``), 글자 크기(``TEXT_PT``),
+  공통 색(``PALETTE``, ``HEATMAP_CMAP``, ``SAFE_CMAPS``), 대체 텍스트(``set_alt``, ``get_alt``),
+  그림 함수들이 함께 쓰는 입력 확인 도우미.
+- ``figure_output``: 그림을 PNG로 (2배 화소, ``png_bytes``), 가장 작은 글자 크기 재기, IPython 표시 함수.
 - ``plots``: 어텐션 가중치와 측정값 그림 (헤드별 히트맵, 포화 히스토그램, 곡선, 지표 패널, 포화 격자).
 - ``mask_plots``: 마스크 격자, 문장별 히트맵, 헤드 수별 정확도 그림 (``MASK_COLORS``, ``CEILING_LABELS``).
 
@@ -13,9 +14,9 @@
 ``setup_korean_font()``를 다시 부르세요.
 
 대체 텍스트(alt): 그림 함수는 모두 "<무슨 그림인가>: <데이터 요약>" 꼴의 한국어 글을 그림에 붙입니다
-(``get_alt``). 요약은 ``describe`` 모듈이 그린 데이터에서 계산합니다. 이 모듈을 IPython 안에서
-import하면 ``Figure``의 ``image/png`` 표시 함수를 바꿔, PNG에 그 글을 ``Description``으로 넣고
-출력 메타데이터에 ``{"alt": ...}``를 적습니다. 책을 빌드하면 ``_ext/figure_alt.py``가 그 글을
+(``get_alt``). 요약은 ``describe`` 모듈이 그린 데이터에서 계산합니다. ``attn_lib``를 IPython 안에서
+import하면 ``Figure``의 ``image/png`` 표시 함수가 ``figure_output``의 것으로 바뀌어, PNG에 그 글을 ``Description``으로
+넣고 출력 메타데이터에 ``{"alt": ..., "width": ...}``를 적습니다. 책을 빌드하면 ``_ext/figure_alt.py``가 그 글을
 ``<img alt="...">``로 옮깁니다. matplotlib으로 직접 그린 그림에는 ``set_alt(fig, 글)``로, 데이터에서
 계산한 글을 붙이세요(숫자를 손으로 적지 않습니다).
 """
@@ -23,11 +24,8 @@ import하면 ``Figure``의 ``image/png`` 표시 함수를 바꿔, PNG에 그 글
 from __future__ import annotations
 
 import importlib.util
-import io
 import math
 import re
-import sys
-from binascii import b2a_base64
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,10 +45,10 @@ __all__ = [
     "HEATMAP_CMAP",
     "SAFE_CMAPS",
     "PALETTE",
+    "TEXT_PT",
+    "MAX_FIGURE_WIDTH_IN",
     "set_alt",
     "get_alt",
-    "png_bytes",
-    "install_alt_formatter",
     "tick_label",
     "plain_log_ticks",
 ]
@@ -62,6 +60,24 @@ HEATMAP_CMAP = "viridis"
 #: 히트맵에 쓸 수 있는 색지도: 지각적으로 고르고(밝기가 단조) 색각 이상에도 읽히는 것만 (뒤집은 ``_r``도 됨).
 #: jet, rainbow처럼 밝기가 오르내리는 무지개 색지도는 없는 경계를 만들고 색각 이상이면 읽을 수 없습니다.
 SAFE_CMAPS = ("viridis", "cividis", "magma", "inferno", "plasma")
+
+#: 그림 글자 크기(pt). 그림은 1인치 = 100 CSS px로 보이므로(``figure_output.CSS_DPI``) 1 pt = 100/72 px입니다.
+#: 가장 작은 글자(칸 안의 값, ``annotation``) 8 pt = 11.1 px, 눈금 9 pt = 12.5 px: 그림이 줄어들지 않으면
+#: 모두 10 CSS px 이상입니다 (이슈 13, 4항). 그림 함수는 이 값만 씁니다(숫자로 적은 fontsize 없음).
+TEXT_PT = {"annotation": 8.0, "tick": 9.0, "legend": 9.0, "label": 10.0, "panel_title": 10.0, "title": 11.0,
+           "suptitle": 12.0}
+#: 그림 너비의 상한(인치 = 100 CSS px): 노트북 화면의 본문 폭(688 px)에 여백(bbox)까지 줄이지 않고 들어가는 너비.
+MAX_FIGURE_WIDTH_IN = 6.6
+_TEXT_RC = {
+    "font.size": TEXT_PT["label"],
+    "xtick.labelsize": TEXT_PT["tick"],
+    "ytick.labelsize": TEXT_PT["tick"],
+    "axes.labelsize": TEXT_PT["label"],
+    "axes.titlesize": TEXT_PT["title"],
+    "figure.titlesize": TEXT_PT["suptitle"],
+    "legend.fontsize": TEXT_PT["legend"],
+    "legend.title_fontsize": TEXT_PT["legend"],
+}
 
 _SYSTEM_KOREAN_FONTS = ("NanumGothic", "Noto Sans CJK KR", "Noto Sans KR", "Malgun Gothic", "AppleGothic")
 _font_path: Path | None = None
@@ -79,7 +95,7 @@ def _bundled_font_files() -> list[Path]:
 
 
 def setup_korean_font() -> Path:
-    """matplotlib에 한글 글꼴을 등록하고 ``font.family``로 지정합니다.
+    """matplotlib에 한글 글꼴을 등록하고 ``font.family``로 지정합니다. 글자 크기(``TEXT_PT``)도 맞춥니다.
 
     PyPI 패키지 ``koreanize-matplotlib``에 든 나눔고딕을 먼저 쓰고, 없으면 시스템에 설치된
     한글 글꼴을 찾습니다. 라틴 문자와 기호는 DejaVu Sans로 대체(fallback)합니다.
@@ -111,6 +127,7 @@ def setup_korean_font() -> Path:
         )
     matplotlib.rcParams["font.family"] = [family, "DejaVu Sans"]
     matplotlib.rcParams["axes.unicode_minus"] = False  # 나눔고딕에 없는 U+2212 대신 '-'를 씀
+    matplotlib.rcParams.update(_TEXT_RC)  # 글자 크기 (TEXT_PT): 가장 작은 글자도 10 CSS px 이상
     # 같은 이름의 글꼴이 시스템에도 있으면 matplotlib이 그쪽을 고를 수 있으니, 실제로 고른 파일을 기록
     _font_path = Path(font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False))
     return _font_path
@@ -165,8 +182,15 @@ def set_alt(fig: Figure, text: str) -> Figure:
     if not _HANGUL.search(text):
         raise ValueError(f"대체 텍스트는 한국어 글이어야 하는데 {text!r}이(가) 들어왔습니다.")
     setattr(fig, _ALT, text)
-    install_alt_formatter()
+    _install_formatter()
     return fig
+
+
+def _install_formatter() -> None:
+    """IPython 표시 함수를 맞춥니다 (``figure_output``이 이 모듈을 import하므로 여기서는 늦게 import)."""
+    from .figure_output import install_alt_formatter
+
+    install_alt_formatter()
 
 
 def get_alt(fig: Figure) -> str | None:
@@ -192,74 +216,7 @@ def _attach(fig: Figure, own_figure: bool, what: str, summary: str, title: str |
     else:
         label = plain_text(title) if title else (panel or what)
         fig.__dict__.setdefault(_ALT_PARTS, []).append(f"[{label}] {summary}")
-        install_alt_formatter()
-
-
-def png_bytes(fig: Figure, *, dpi: float | None = None, bbox_inches: str | None = "tight") -> bytes:
-    """그림을 PNG 바이트로 바꾸고, 대체 텍스트를 PNG의 ``Description`` 글 묶음에 넣습니다.
-
-    한글은 Latin-1이 아니어서 Pillow가 UTF-8 글 묶음(iTXt)으로 씁니다. ``_ext/figure_alt.py``가 빌드할 때
-    이 글을 읽어 ``<img alt>``로 옮깁니다.
-
-    Args:
-        fig: 그림.
-        dpi: 해상도 (기본: 그림의 dpi).
-        bbox_inches: ``"tight"``면 IPython 인라인 표시처럼 여백을 잘라 냄, ``None``이면 그림 크기 그대로.
-
-    Returns:
-        PNG 바이트.
-
-    Shape:
-        - 해당 없음 (그림 -> 바이트)
-    """
-    alt = get_alt(fig)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi or fig.dpi, bbox_inches=bbox_inches,
-                metadata={"Description": alt} if alt else None)
-    return buffer.getvalue()
-
-
-def _ipython_png(fig: Figure) -> str | tuple[str, dict] | None:
-    """IPython ``image/png`` 표시 함수: base64 PNG와, alt가 있으면 메타데이터 ``{"alt": ...}``.
-
-    인라인 백엔드의 기본 함수(``print_figure(fmt="png", bbox_inches="tight")``)와 같은 그림을 만듭니다.
-    IPython의 표시 함수는 ``(데이터, 메타데이터)`` 쌍을 돌려줄 수 있습니다.
-    """
-    if not fig.axes and not fig.lines:
-        return None  # 빈 그림은 보이지 않음 (IPython과 같음)
-    data = b2a_base64(png_bytes(fig), newline=False).decode("ascii")
-    alt = get_alt(fig)
-    return (data, {"alt": alt}) if alt else data
-
-
-def install_alt_formatter(shell: object | None = None) -> bool:
-    """IPython의 ``Figure`` PNG 표시 함수를 대체 텍스트를 싣는 함수로 바꿉니다 (여러 번 불러도 됨).
-
-    matplotlib 인라인 백엔드는 처음 그림을 만들 때 자기 표시 함수를 등록하므로, 그림 함수가 끝날 때마다
-    (``set_alt``) 다시 확인합니다. 셀 끝의 자동 표시(``flush_figures``가 부르는 ``display(fig)``)와
-    셀의 마지막 식(``fig``) 모두 이 함수를 거칩니다.
-
-    Args:
-        shell: IPython 셸 (기본: 지금 실행 중인 셸). IPython 밖이면 아무것도 하지 않습니다.
-
-    Returns:
-        등록했으면(또는 이미 되어 있으면) ``True``, IPython 밖이면 ``False``.
-
-    Shape:
-        - 해당 없음
-    """
-    if shell is None:
-        ipython = sys.modules.get("IPython")  # IPython을 새로 import하지 않음
-        shell = ipython.get_ipython() if ipython is not None else None
-        if shell is None:
-            return False
-    formatter = shell.display_formatter.formatters["image/png"]
-    if formatter.type_printers.get(Figure) is not _ipython_png:
-        formatter.for_type(Figure, _ipython_png)
-    return True
-
-
-install_alt_formatter()
+        _install_formatter()
 
 
 def _to_numpy(weights: Tensor | np.ndarray, name: str = "weights") -> np.ndarray:

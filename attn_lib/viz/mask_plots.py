@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import matplotlib
@@ -27,7 +26,8 @@ from torch import Tensor
 from .._checks import describe
 from .describe import describe_head
 from .describe_values import describe_mask
-from .figures import HEATMAP_CMAP, PALETTE, _attach, _check_cmap, _labels, _to_numpy
+from .figures import HEATMAP_CMAP, PALETTE, TEXT_PT, _attach, _check_cmap, _labels, _to_numpy
+from .layout import grid_layout
 
 __all__ = ["plot_mask", "plot_batch_heatmaps", "MASK_COLORS"]
 
@@ -66,17 +66,14 @@ def _as_panels(x: Tensor, name: str) -> Tensor:
 
 
 def _panel_axes(panels: int, rows: int, cols: int, qlab: list[list[str]], klab: list[list[str]],
-                title: str | None, extra_w: float) -> tuple[Figure, np.ndarray, bool]:
+                title: str | None, extra_w: float, annotate: bool = False,
+                legend: bool = True) -> tuple[Figure, np.ndarray, bool]:
+    """패널 격자를 만듭니다. 열 수와 칸 크기는 ``grid_layout``이 그림 너비 상한 안에서 고릅니다 (최대 3열)."""
     longest = max((len(s) for labs in qlab + klab for s in labs), default=1)
-    cell = 0.34 + 0.03 * min(longest, 8)
-    ncols = min(panels, 3)
-    nrows = math.ceil(panels / ncols)
-    panel_w = max(2.2, cell * cols + 0.5 + 0.09 * longest)
-    panel_h = max(1.3, cell * rows + 0.4 + 0.08 * longest)
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=(panel_w * ncols + extra_w, panel_h * nrows + (0.9 if title else 0.6)),
-        squeeze=False, layout="constrained",
-    )
+    grid = grid_layout(panels, rows, cols, longest, annotate=annotate, max_cols=3, extra_w=extra_w,
+                       extra_h=(0.45 if title else 0.0) + (0.35 if legend else 0.0), rotate=longest > 2,
+                       shared_labels=False)
+    fig, axes = plt.subplots(grid.nrows, grid.ncols, figsize=grid.figsize, squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기: 돌려준 그림만 한 번 보이도록
     for ax in list(axes.flat)[panels:]:
         ax.set_axis_off()
@@ -84,8 +81,9 @@ def _panel_axes(panels: int, rows: int, cols: int, qlab: list[list[str]], klab: 
 
 
 def _decorate(ax: matplotlib.axes.Axes, qlab: list[str], klab: list[str], rotate: bool, first_col: bool) -> None:
-    ax.set_xticks(range(len(klab)), klab, rotation=60 if rotate else 0, ha="right" if rotate else "center", fontsize=8)
-    ax.set_yticks(range(len(qlab)), qlab, fontsize=8)
+    ax.set_xticks(range(len(klab)), klab, rotation=60 if rotate else 0, ha="right" if rotate else "center",
+                  rotation_mode="anchor" if rotate else "default", fontsize=TEXT_PT["tick"])
+    ax.set_yticks(range(len(qlab)), qlab, fontsize=TEXT_PT["tick"])
     ax.set_xticks(np.arange(-0.5, len(klab)), minor=True)
     ax.set_yticks(np.arange(-0.5, len(qlab)), minor=True)
     ax.grid(which="minor", color="white", linewidth=1.2)
@@ -143,10 +141,10 @@ def plot_mask(
         ax.imshow(m[p].astype(np.int8), cmap=cmap, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
         _decorate(ax, qlab[p], klab[p], rotate, p % ncols == 0)
         if names[p]:
-            ax.set_title(names[p], fontsize=10)
+            ax.set_title(names[p], fontsize=TEXT_PT["panel_title"])
     handles = [matplotlib.patches.Patch(facecolor=color, edgecolor="#888888", label=label)
                for label, color in MASK_COLORS.items()]
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=9, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=TEXT_PT["legend"], frameon=False)
     if title:
         fig.suptitle(title)
     summaries = [describe_mask(torch.from_numpy(m[p]), None, klab[p] if key_labels is not None else None)
@@ -213,24 +211,24 @@ def plot_batch_heatmaps(
     qlab = _panel_labels(query_labels, P, L, "query_labels")
     klab = _panel_labels(key_labels, P, S, "key_labels")
     names = _labels(panel_titles, P, "panel_titles") if panel_titles is not None else [f"시퀀스 {b}" for b in range(P)]
-    fig, axes, rotate = _panel_axes(P, L, S, qlab, klab, title, 0.9)
+    fig, axes, rotate = _panel_axes(P, L, S, qlab, klab, title, 0.9, annotate=annotate, legend=mask is not None)
     ncols = axes.shape[1]
     image = None
     for p, ax in enumerate(list(axes.flat)[:P]):
         image = ax.imshow(w[p], cmap=cmap, vmin=0.0, vmax=vmax, aspect="auto", interpolation="nearest")
         _decorate(ax, qlab[p], klab[p], rotate, p % ncols == 0)
-        ax.set_title(names[p], fontsize=10)
+        ax.set_title(names[p], fontsize=TEXT_PT["panel_title"])
         for i, j in zip(*np.nonzero(blocked[p])):
             ax.add_patch(matplotlib.patches.Rectangle(
                 (j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", edgecolor="#BBBBBB", linewidth=0))
         if annotate:
             for i, j in zip(*np.nonzero(~blocked[p])):
-                ax.text(j, i, f"{w[p, i, j]:.2f}", ha="center", va="center", fontsize=7,
+                ax.text(j, i, f"{w[p, i, j]:.2f}", ha="center", va="center", fontsize=TEXT_PT["annotation"],
                         color="black" if w[p, i, j] > 0.6 * vmax else "white")
     fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치")
     if mask is not None:
         hatch = matplotlib.patches.Patch(facecolor="#440154", edgecolor="#BBBBBB", hatch="////", label="차단 (가중치 0)")
-        fig.legend(handles=[hatch], loc="outside lower center", fontsize=9, frameon=False)
+        fig.legend(handles=[hatch], loc="outside lower center", fontsize=TEXT_PT["legend"], frameon=False)
     if title:
         fig.suptitle(title)
     summary = "; ".join(f"{names[p]}: {describe_head(w[p], qlab[p] if query_labels is not None else None, klab[p] if key_labels is not None else None)}"

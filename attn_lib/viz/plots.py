@@ -26,7 +26,8 @@ from torch import Tensor
 from .._checks import describe
 from .describe import describe_heads
 from .describe_values import describe_saturation
-from .figures import HEATMAP_CMAP, PALETTE, _ALT_PARTS, _attach, _check_cmap, _labels, _to_numpy
+from .figures import HEATMAP_CMAP, PALETTE, TEXT_PT, _ALT_PARTS, _attach, _check_cmap, _labels, _to_numpy
+from .layout import grid_layout
 from ..metrics import attention_entropy, saturation
 
 __all__ = [
@@ -57,7 +58,7 @@ def plot_head_heatmaps(
         query_labels: 행(쿼리) 이름, 길이 ``L``. 생략하면 위치 번호.
         key_labels: 열(키) 이름, 길이 ``S``. 생략하면 위치 번호.
         title: 그림 전체 제목.
-        ncols: 한 줄에 놓을 헤드 수 (기본 ``min(H, 4)``).
+        ncols: 한 줄에 놓을 헤드 수 (기본: 그림 너비가 ``MAX_FIGURE_WIDTH_IN`` 안에 드는 가장 많은 수, 최대 4).
         annotate: 칸마다 값을 적을지 (칸이 많으면 느리고 읽기 어려움).
         head_names: 헤드별 제목 (기본 "헤드 0", "헤드 1", ...).
         cmap: 색지도 (기본 viridis; ``SAFE_CMAPS`` 중 하나).
@@ -82,15 +83,12 @@ def plot_head_heatmaps(
     qlab = _labels(query_labels, L, "query_labels")
     klab = _labels(key_labels, S, "key_labels")
     names = _labels(head_names, H, "head_names") if head_names is not None else [f"헤드 {h}" for h in range(H)]
-    ncols = min(H, 4) if ncols is None else max(1, min(int(ncols), H))
-    nrows = math.ceil(H / ncols)
     longest = max((len(s) for s in qlab + klab), default=1)
-    cell = 0.32 + 0.02 * min(longest, 8)
-    panel_w, panel_h = max(2.0, cell * S + 0.9), max(1.8, cell * L + 0.9)
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=(panel_w * ncols + 0.9, panel_h * nrows + (0.5 if title else 0.2)),
-        squeeze=False, layout="constrained",
-    )
+    rotate = longest > 2
+    grid = grid_layout(H, L, S, longest, annotate=annotate, ncols=ncols, extra_w=0.9,
+                       extra_h=0.45 if title else 0.1, rotate=rotate)
+    ncols, nrows = grid.ncols, grid.nrows
+    fig, axes = plt.subplots(nrows, ncols, figsize=grid.figsize, squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기: 돌려준 그림만 한 번 보이도록
     image = None
     for h, ax in enumerate(axes.flat):
@@ -98,17 +96,21 @@ def plot_head_heatmaps(
             ax.set_axis_off()
             continue
         image = ax.imshow(w[h], cmap=cmap, vmin=0.0, vmax=vmax, aspect="auto", interpolation="nearest")
-        ax.set_title(names[h], fontsize=10)
-        ax.set_xticks(range(S), klab, rotation=60 if longest > 2 else 0, ha="right" if longest > 2 else "center", fontsize=8)
-        ax.set_yticks(range(L), qlab, fontsize=8)
-        if h % ncols == 0:
+        ax.set_title(names[h], fontsize=TEXT_PT["panel_title"])
+        bottom = h // ncols == nrows - 1 or h + ncols >= H  # 아래에 패널이 없는 칸만 가로 눈금 이름
+        first = h % ncols == 0  # 첫 열만 세로 눈금 이름 (모든 헤드의 쿼리 이름이 같음)
+        ax.set_xticks(range(S), klab if bottom else [""] * S, rotation=60 if rotate else 0,
+                      ha="right" if rotate else "center", rotation_mode="anchor" if rotate else "default",
+                      fontsize=TEXT_PT["tick"])
+        ax.set_yticks(range(L), qlab if first else [""] * L, fontsize=TEXT_PT["tick"])
+        if first:
             ax.set_ylabel("쿼리")
-        if h // ncols == nrows - 1 or h + ncols >= H:
+        if bottom:
             ax.set_xlabel("키")
         if annotate:
             for i in range(L):
                 for j in range(S):
-                    ax.text(j, i, f"{w[h, i, j]:.2f}", ha="center", va="center", fontsize=7,
+                    ax.text(j, i, f"{w[h, i, j]:.2f}", ha="center", va="center", fontsize=TEXT_PT["annotation"],
                             color="black" if w[h, i, j] > 0.6 * vmax else "white")
     fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치")
     if title:
@@ -173,7 +175,7 @@ def plot_saturation_histogram(
     ax.set_xlim(0.0, 1.0)
     ax.set_xlabel(f"어텐션 가중치 (포화: 행 최댓값 ≥ {threshold:g})")
     ax.set_ylabel("개수 (로그 눈금)" if log else "개수")
-    ax.legend(loc="upper center", fontsize=8, framealpha=0.9)
+    ax.legend(loc="upper center", fontsize=TEXT_PT["legend"], framealpha=0.9)
     if title:
         ax.set_title(title)
     summary = "; ".join(f"'{name}' {describe_saturation(w.detach(), threshold)}" if name
@@ -186,7 +188,7 @@ def plot_saturation_histogram(
 def plot_saturation_grid(
     panels: Mapping[str, Tensor],
     *,
-    ncols: int = 3,
+    ncols: int = 2,
     colors: Sequence[str] | None = None,
     bins: int = 20,
     threshold: float = 0.99,
@@ -222,7 +224,7 @@ def plot_saturation_grid(
         raise ValueError(f"colors의 개수는 panels와 같은 {len(panels)}이어야 하는데 {len(colors)}개가 들어왔습니다.")
     ncols = min(ncols, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols, 3.2 * nrows + 0.4), squeeze=False,
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.25 * ncols, 2.8 * nrows + 0.5), squeeze=False,
                              sharex=True, sharey=True, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기
     for i, (ax, (name, w)) in enumerate(zip(axes.flat, panels.items())):
@@ -230,7 +232,7 @@ def plot_saturation_grid(
         for patch in ax.patches:
             patch.set_facecolor(colors[i])
             patch.set_edgecolor(colors[i])
-        ax.legend(loc="upper center", fontsize=8, framealpha=0.9)  # 바뀐 색으로 범례를 다시 만듦
+        ax.legend(loc="upper center", fontsize=TEXT_PT["legend"], framealpha=0.9)  # 바뀐 색으로 범례를 다시 만듦
         if i % ncols:
             ax.set_ylabel("")
         if i + ncols < len(panels):

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from .._checks import describe
 from .describe_values import describe_accuracy
-from .figures import PALETTE, _attach, _float_array, plain_log_ticks, set_alt
+from .figures import PALETTE, TEXT_PT, _attach, _float_array, plain_log_ticks, set_alt
 
 __all__ = ["plot_sweep", "plot_training_history", "sweep_label", "plot_head_accuracy", "CEILING_LABELS"]
 
@@ -105,7 +105,7 @@ def plot_sweep(
     ax.set_ylim(0, 1.03)
     ax.set_xlabel("학습률 (로그 눈금)")
     ax.set_ylabel("평가 정확도")
-    ax.legend(loc="lower left", fontsize=8.5, frameon=True)
+    ax.legend(loc="lower left", fontsize=TEXT_PT["legend"], frameon=True)
     if title:
         ax.set_title(title)
     worst = frame.groupby("설정")["정확도"].min()
@@ -146,7 +146,7 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
         ("W_q, W_k에 닿은 기울기 노름", lambda h: list(h.grad_norm), True),
         ("AdamW가 움직인 크기 |Δθ| / lr", lambda h: list(h.update_per_lr), True),
     ]
-    fig, axes = plt.subplots(2, 2, figsize=(7.2, 5.2), layout="constrained", sharex=True)
+    fig, axes = plt.subplots(2, 2, figsize=(6.5, 5.4), layout="constrained", sharex=True)
     plt.close(fig)
     for ax, (label, pick, log) in zip(axes.flat, panels):
         for i, (name, h) in enumerate(histories.items()):
@@ -154,7 +154,7 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
             if log:
                 values = np.maximum(values, 1e-8)  # 0은 로그 눈금에 그릴 수 없어 바닥값으로
             sns.lineplot(x=list(h.step), y=values, ax=ax, color=PALETTE[i % len(PALETTE)], label=name, linewidth=1.5)
-        ax.set_title(label, fontsize=10)
+        ax.set_title(label, fontsize=TEXT_PT["panel_title"])
         ax.set_yscale("log" if log else "linear")
         if log:
             plain_log_ticks(ax.yaxis, 10, np.concatenate([np.maximum(np.asarray(pick(h), float), 1e-8) for h in histories.values()]))
@@ -164,7 +164,7 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
     for ax in axes[1]:
         ax.set_xlabel("학습 스텝")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(3, len(labels)), fontsize=9)
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(2, len(labels)), fontsize=TEXT_PT["legend"])
     if title:
         fig.suptitle(title)
     parts = []
@@ -250,7 +250,7 @@ def plot_head_accuracy(
         ax.plot([i - 0.25, i + 0.25], [mean, mean], color="black", linewidth=2.2, zorder=2,
                 gid=f"mean-{h}", label="평균" if i == 0 else None)
         ax.annotate(f"평균 {mean:.3f}", (i + 0.27, mean), xytext=(3, 0), textcoords="offset points",
-                    va="center", fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0, "alpha": 0.85})
+                    va="center", fontsize=TEXT_PT["annotation"], bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0, "alpha": 0.85})
     ax.set_xticks(range(len(rows)), [str(h) for h in rows])
     ax.set_xlim(-0.6, len(rows) - 0.25)  # 마지막 "평균" 글자가 들어갈 자리
     ax.set_ylim(0.0, 1.04)  # 정확도 1.0인 점이 위 테두리에 잘리지 않도록 조금 여유를 둠
@@ -259,9 +259,9 @@ def plot_head_accuracy(
     ax.set_ylabel("평가 정확도")
     ax.grid(True, axis="y", alpha=0.3)
     if own_figure:
-        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=TEXT_PT["legend"], frameon=False)
     else:
-        ax.legend(fontsize=8, framealpha=0.9)
+        ax.legend(fontsize=TEXT_PT["legend"], framealpha=0.9)
     if title:
         ax.set_title(title)
     summary = describe_accuracy(rows, {CEILING_LABELS.get(n, n): v for n, v in lines.items()})
