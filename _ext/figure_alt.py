@@ -117,6 +117,11 @@ def chapter_number(docname: str) -> str | None:
     return str(int(match.group(1))) if match else None
 
 
+#: 390 px 휴대폰에서 본문 칸의 너비 (양쪽 여백 16 px). 그림의 min-width 가 이보다 크면 휴대폰에서 옆으로 넘어가므로
+#: 캡션에 "옆으로 밀어 보기" 안내를 붙입니다 (figures.css 의 .attn-figure-wide, 좁은 화면에서만 보임).
+PHONE_COLUMN_PX = 358
+
+
 class figure_scroll(nodes.General, nodes.Element):  # noqa: N801 (docutils 노드 이름 관례)
     """그림 상자: 화면이 그림의 읽을 수 있는 너비보다 좁으면 제 안에서 옆으로 넘어갑니다."""
 
@@ -230,13 +235,16 @@ def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str,
     parent = node.parent
     if isinstance(parent, nodes.figure):  # 이미 캡션이 있는 그림 (mystnb.figure): Sphinx 가 번호를 붙임
         parent["classes"].append("attn-figure")
+        if image.get("min_width", 0) > PHONE_COLUMN_PX:
+            parent["classes"].append("attn-figure-wide")
         parent.replace(node, scroll)
         if details is not None:
             parent.parent.insert(parent.parent.index(parent) + 1, details)
         return
     caption = nodes.caption("", "", nodes.inline("", label + " ", classes=["attn-figure-number"]),
                             nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
-    figure = attn_figure("", scroll, caption, classes=["attn-figure"])
+    wide = ["attn-figure-wide"] if image.get("min_width", 0) > PHONE_COLUMN_PX else []
+    figure = attn_figure("", scroll, caption, classes=["attn-figure", *wide])
     parent.replace(node, figure)
     if details is not None:
         parent.insert(parent.index(figure) + 1, details)

@@ -44,6 +44,8 @@ EQNO_RE = re.compile(r'<span class="eqno">.*?</a></span>', re.S)
 DISPLAY_PART_RE = re.compile(r"\\\[(.*?)\\\]", re.S)
 MATHJAX_SCRIPT_RE = re.compile(r'<script[^>]*src="[^"]*vendor/mathjax/tex-chtml\.js[^"]*"[^>]*></script>\s*')
 STYLE_ID = "MJX-SVG-styles"
+#: MathJax 의 ex 는 글자 크기의 절반 (본문 16 px -> 8 px). 390 px 휴대폰의 본문 칸은 약 358 px.
+EX_PX, PHONE_COLUMN_PX = 8.0, 340
 #: 화면 낭독기용 MathML 은 보이지 않게 (MathJax 의 AssistiveMmlHandler 와 같은 규칙)
 ASSISTIVE_CSS = (
     'mjx-container[jax="SVG"]{position:relative}'
@@ -107,12 +109,22 @@ def _path() -> str:
     return str(Path(node).parent) if node else ""
 
 
-def _container(rendered: dict, display: bool) -> str:
+def _container(rendered: dict, display: bool, tex: str) -> str:
     svg = rendered["svg"]
     # SVG 는 눈으로만, 화면 낭독기는 MathML 을 읽습니다 (MathJax 의 assistive MathML 과 같음)
     svg = svg.replace("<svg ", '<svg aria-hidden="true" ', 1)
     mml = re.sub(r">\s+<", "><", rendered["mml"])
+    # TeX 원문은 MathML 의 주석(annotation)으로 남깁니다 (KaTeX 와 같은 방식; 화면 낭독기는 읽지 않음).
+    # 테스트가 이것으로 원래 수식을 되찾습니다 (tests/test_search.py).
+    head, _, rest = mml.partition(">")
+    body = rest.removesuffix("</math>")
+    mml = (f'{head}><semantics><mrow>{body}</mrow><annotation encoding="application/x-tex">'
+           f"{html.escape(tex, quote=False)}</annotation></semantics></math>")
     where = "block" if display else "inline"
+    width = re.search(r'<svg [^>]*width="([0-9.]+)ex"', svg)
+    if display and width and float(width.group(1)) * EX_PX > PHONE_COLUMN_PX:
+        # 휴대폰 본문 칸보다 넓은 식은 제 상자 안에서 옆으로 밀리므로, 키보드로도 밀 수 있게 초점을 받습니다
+        svg = svg.replace("<mjx-container ", '<mjx-container tabindex="0" ', 1)
     return svg.replace("</mjx-container>",
                        f'<mjx-assistive-mml unselectable="on" display="{where}">{mml}</mjx-assistive-mml></mjx-container>')
 
@@ -136,7 +148,7 @@ def render_file(path: Path, docname: str) -> int:
                 logger.warning("math_svg: %s: TeX 오류 %r: %s", docname, tex[:80], item["error"])
                 inner.append(html.escape(tex))
             else:
-                inner.append(_container(item, display))
+                inner.append(_container(item, display, tex))
         pieces.append(text[last:match.start()])
         pieces.append(f'<{tag} class="math notranslate nohighlight"{attrs}>{eqno}{"".join(inner)}</{tag}>')
         last = match.end()

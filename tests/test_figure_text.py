@@ -117,6 +117,8 @@ READ_IMAGES_JS = r"""
 def _read(probe: OfflinePage, docname: str) -> dict[str, Any]:
     response = probe.goto(docname)
     assert response is not None and response.ok, f"{docname}: HTTP {response and response.status}"
+    # 본문 그림은 loading="lazy" (_ext/site_speed.py): 화면 밖 그림도 지금 받게 한 뒤 다 올 때까지 기다립니다
+    probe.page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
     probe.page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
     return probe.page.evaluate(READ_IMAGES_JS)
 

@@ -135,14 +135,21 @@ def source_prose(docname: str) -> str:
     return (ROOT / f"{docname}.md").read_text(encoding="utf-8")
 
 
+#: 빌드 때 SVG 로 그린 수식(_ext/math_svg.py). TeX 원문은 MathML 의 annotation 에 남아 있습니다.
+SVG_MATH = re.compile(r'<mjx-container\b.*?<annotation encoding="application/x-tex">(.*?)</annotation>.*?</mjx-container>', re.S)
+
+
 @functools.cache
 def article_html(docname: str) -> str:
-    """빌드된 페이지의 본문 ``<article class="bd-article">`` (옆 목차에는 모든 장 제목이 있어서 뺌)."""
+    """빌드된 페이지의 본문 ``<article class="bd-article">`` (옆 목차에는 모든 장 제목이 있어서 뺌).
+
+    SVG 로 그린 수식은 Sphinx 가 쓴 모양(``\\(TeX\\)``)으로 되돌려, 수식의 TeX 를 보는 검사가 그대로 돕니다.
+    """
     html = (HTML_DIR / f"{docname}.html").read_text(encoding="utf-8")
     start, end = html.find('<article class="bd-article">'), html.find("</article>")
     if start < 0 or end < start:
         pytest.fail(f"{docname}.html 에 <article class=\"bd-article\"> 가 없습니다", pytrace=False)
-    return html[start:end]
+    return SVG_MATH.sub(lambda m: "\\(" + m.group(1) + "\\)", html[start:end])
 
 
 def expected_pages(word: str) -> tuple[set[str], set[str]]:
