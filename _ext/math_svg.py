@@ -109,8 +109,49 @@ def _path() -> str:
     return str(Path(node).parent) if node else ""
 
 
+SVG_TAG_RE = re.compile(r"<(/?)([a-zA-Z:-]+)([^>]*)>")
+#: CSS 가 data-mml-node 로 고르는 묶음 (MathJax 의 SVG 스타일: 표의 선, 오류 표시). 이것만 남깁니다.
+KEPT_NODES = ("mtable", "merror")
+
+
+GLYPH_GROUP_RE = re.compile(r'<g(?: data-[a-z-]+="[^"]*")* transform="([^"]*)"(?: data-[a-z-]+="[^"]*")*>'
+                            r"<use ([^>]*)></use></g>")
+
+
+def flatten_svg(svg: str) -> str:
+    """그리기에 쓰이지 않는 ``<g data-mml-node=...>`` 묶음을 풀고 ``data-c`` 를 지웁니다.
+
+    MathJax 는 MathML 노드마다 ``<g>`` 를 하나씩 둡니다. 속성이 ``data-*`` 뿐인 ``<g>`` 는 그림에 아무 영향이
+    없으므로 풀면 4장의 요소 수가 수천 개 줄어 휴대폰의 첫 배치가 가벼워집니다. ``transform`` 같은 속성이
+    있거나 CSS 가 고르는 묶음(``KEPT_NODES``)은 그대로 둡니다.
+    """
+    out, stack, last = [], [], 0
+    for m in SVG_TAG_RE.finditer(svg):
+        out.append(svg[last:m.start()])
+        last = m.end()
+        closing, name, attrs = m.group(1), m.group(2), m.group(3)
+        if name != "g":
+            out.append(re.sub(r' data-c="[^"]*"', "", m.group(0)))
+            continue
+        if closing:
+            if not stack.pop():
+                out.append(m.group(0))
+            continue
+        plain = not re.sub(r'\s*data-[a-z-]+="[^"]*"', "", attrs).strip("/ ")
+        keep = not plain or any(f'data-mml-node="{n}"' in attrs for n in KEPT_NODES)
+        stack.append(not keep)
+        if keep:
+            out.append(m.group(0))
+    out.append(svg[last:])
+    flat = "".join(out)
+    # <g transform="..."><use .../></g> -> <use transform="..." .../> (글리프 하나를 옮기는 묶음)
+    flat = GLYPH_GROUP_RE.sub(lambda m: f'<use transform="{m.group(1)}" {m.group(2)}></use>', flat)
+    # CSS 가 고르지 않는 data-* 는 지움 (바이트만 차지)
+    return re.sub(r' data-(?:mml-node="(?!mtable"|merror")[^"]*"|mjx-texclass="[^"]*")', "", flat)
+
+
 def _container(rendered: dict, display: bool, tex: str) -> str:
-    svg = rendered["svg"]
+    svg = flatten_svg(rendered["svg"])
     # SVG 는 눈으로만, 화면 낭독기는 MathML 을 읽습니다 (MathJax 의 assistive MathML 과 같음)
     svg = svg.replace("<svg ", '<svg aria-hidden="true" ', 1)
     mml = re.sub(r">\s+<", "><", rendered["mml"])

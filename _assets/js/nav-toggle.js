@@ -36,13 +36,20 @@
       button.setAttribute("aria-label", labelOpen);
       button.setAttribute("title", labelOpen);
       button.removeAttribute("data-bs-toggle");  // 영어 툴팁 대신 한국어 title
-      // 처음 그린 다음에 잽니다: 페이지를 읽는 중에 재면 브라우저가 큰 페이지의 배치를 먼저 끝내야 해서
-      // 느린 휴대폰에서 주 스레드를 0.3초 막습니다 (Lighthouse 의 긴 작업). After the first frame: no forced layout.
-      requestAnimationFrame(function () {
-        setTimeout(function () {
-          button.setAttribute("aria-expanded", visible(sidebar) ? "true" : "false");
-        }, 0);
-      });
+      // 사이드바가 보이는지는 IntersectionObserver 로 묻습니다: 브라우저가 어차피 하는 배치 뒤에 답하므로,
+      // getBoundingClientRect 처럼 큰 페이지의 배치를 그 자리에서 강제하지 않습니다 (느린 휴대폰에서 0.2~0.3초의
+      // 긴 작업이었음, make bench-site). Asked without forcing a synchronous layout.
+      button.setAttribute("aria-expanded", "false");
+      if (sidebar && "IntersectionObserver" in window) {
+        var seen = new IntersectionObserver(function (entries) {
+          var rect = entries[entries.length - 1].boundingClientRect;
+          if (!sidebar.classList.contains(HIDDEN)) {
+            button.setAttribute("aria-expanded", rect.width > 0 && rect.height > 0 ? "true" : "false");
+          }
+          seen.disconnect();
+        });
+        seen.observe(sidebar);
+      }
       button.addEventListener("click", function (event) {
         event.preventDefault();
         event.stopPropagation();
