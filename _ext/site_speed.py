@@ -217,5 +217,7 @@ def lighten_pages(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("build-finished", lighten_pages)
+    # 테마(pydata-sphinx-theme)가 build-finished 에서 pygments.css 를 다시 쓰고 icon_fonts 가 테마 CSS 를 줄인
+    # 다음에 합쳐야 하므로 늦게 (기본 500 보다 큰 값)
+    app.connect("build-finished", lighten_pages, priority=900)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

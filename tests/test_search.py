@@ -599,5 +599,11 @@ def test_search_scripts_only_on_the_search_page(html_dir: Path) -> None:
     """요약/순위 스크립트는 search.html 에만 (다른 페이지는 검색을 돌리지 않음)."""
     for docname in [*read_toc_docnames(), "search"]:
         html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
-        for asset in (*korean_search.SEARCH_PAGE_JS, *korean_search.SEARCH_PAGE_CSS):
+        # 스타일시트는 빌드가 페이지마다 파일 하나로 합칩니다 (_ext/site_speed.py): 그 안의 파일 표시를 봅니다
+        bundles = re.findall(r'<link rel="stylesheet" type="text/css" href="([^"]*bundle-[0-9a-f]+\.css)"', html)
+        css = "".join((html_dir / docname).parent.joinpath(b).read_text(encoding="utf-8") for b in bundles)
+        for asset in korean_search.SEARCH_PAGE_JS:
             assert (asset in html) == (docname == "search"), f"{docname}.html: {asset} 가 {'없음' if docname == 'search' else '있음'}"
+        for asset in korean_search.SEARCH_PAGE_CSS:
+            found = asset in html or f"/* _static/{asset} */" in css
+            assert found == (docname == "search"), f"{docname}.html: {asset} 가 {'없음' if docname == 'search' else '있음'}"
