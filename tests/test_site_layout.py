@@ -103,7 +103,7 @@ BROKEN_TOKENS_JS = """() => {
 }"""
 
 
-TABLE_SCREENSHOT_PAGE, TABLE_SCREENSHOT_INDEX = "chapters/07_kv_cache_gqa", 0
+TABLE_SCREENSHOT_PAGE, TABLE_SCREENSHOT_INDEX = "chapters/07_kv_cache_gqa", 4  # 파라미터 수 표 (1,050,624 등)
 
 
 @pytest.mark.parametrize("viewport", ["phone", "laptop"])
