@@ -41,6 +41,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -168,11 +169,29 @@ def _wrap_cell(cell: str) -> str:
     return "".join(parts)
 
 
+#: 수 하나뿐인 칸 (1,050,624 / 3.2배 / 6.6e-07 / 75% / 16.00 GiB): 오른쪽 정렬해 자릿수를 맞춥니다
+_NUMBER_CELL_RE = re.compile(r"^[-+−]?(\d[\d,]*\.?\d*|\.\d+)(e[-+]?\d+)?\s*(%|배|×|ms|s|초|KiB|MiB|GiB|KB|MB|GB)?$")
+
+
+def _mark_number_cell(cell: str) -> str:
+    """칸의 글이 수 하나면 ``<td class="attn-num">`` (korean.css 가 오른쪽 정렬)."""
+    text = html.unescape(_TAG_RE.sub("", cell)).strip()
+    if not cell.startswith("<td") or not _NUMBER_CELL_RE.match(text):
+        return cell
+    end = cell.index(">") + 1
+    opening = cell[:end]
+    if ' class="' in opening:
+        opening = opening.replace(' class="', ' class="attn-num ', 1)
+    else:
+        opening = '<td class="attn-num"' + opening[3:]
+    return opening + cell[end:]
+
+
 def keep_table_tokens_whole(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """본문 표 칸의 글에서 괄호·하이픈·가운뎃점·빗금이 든 낱말을 ``span.attn-nobr`` 로 감쌉니다."""
+    """본문 표 칸의 글에서 괄호·하이픈·가운뎃점·빗금이 든 낱말을 ``span.attn-nobr`` 로 감싸고, 수 칸을 표시합니다."""
     body = context.get("body")
     if isinstance(body, str) and "<td" in body:
-        context["body"] = _CELL_RE.sub(lambda m: _wrap_cell(m.group(1)), body)
+        context["body"] = _CELL_RE.sub(lambda m: _mark_number_cell(_wrap_cell(m.group(1))), body)
 
 
 #: 인라인 스크립트가 곧바로 쓰므로 동기로 두는 스크립트 (kept synchronous: inline scripts use them at once)

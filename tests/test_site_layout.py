@@ -114,10 +114,16 @@ def test_table_cells_keep_numbers_and_words_whole(
     page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport]).page
     broken = page.evaluate(BROKEN_TOKENS_JS)
     assert not broken, f"{docname} ({viewport}): 표 칸에서 가운데가 끊긴 낱말 {len(broken)}개: {broken[:10]}"
+    # 수 하나뿐인 칸은 오른쪽 정렬 (_ext/korean_ui.py 의 td.attn-num): 자릿수가 세로로 맞아야 비교가 됩니다
+    misaligned = page.evaluate("""() => Array.from(document.querySelectorAll('article.bd-article td'))
+        .filter(td => /^[-+]?[0-9][0-9,]*([.][0-9]+)?(e[-+]?[0-9]+)?$/.test(td.innerText.trim()))
+        .filter(td => getComputedStyle(td).textAlign !== 'right').map(td => td.innerText.trim()).slice(0, 5)""")
+    assert not misaligned, f"{docname} ({viewport}): 오른쪽 정렬이 아닌 수 칸: {misaligned}"
     if docname == TABLE_SCREENSHOT_PAGE:
         # 사람이 보는 증거: 숫자가 많은 표(장 07 의 메모리 표) 하나를 이 화면 폭으로 찍어 둡니다
         table = page.locator("article.bd-article table").nth(TABLE_SCREENSHOT_INDEX)
         table.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)  # 스크롤한 자리가 그려질 때까지 (바로 찍으면 빈 그림이 나온 적이 있음)
         table.screenshot(path=str(screenshot_dir / f"table-{viewport}.png"))
 
 
