@@ -10,8 +10,8 @@ on its main thread (chapter 04: 300 formulas, about 1.2 s of script on Lighthous
 2. ``build-finished``: 쓰인 HTML 파일마다 Sphinx 의 수식 요소(``<span class="math">\\(...\\)</span>``,
    ``<div class="math">\\[...\\]</div>``; 본문, 페이지 차례, 검색 결과에 쓰이는 제목 모두)를 찾아 안의
    TeX 를 MathJax 가 브라우저에서 만들던 것과 같은 ``<mjx-container jax="SVG">`` 로 바꿉니다.
-   글리프 모양은 페이지마다 한 번 (``MJX-SVG-global-cache``), 화면 낭독기에는 MathML
-   (``mjx-assistive-mml``), 모양은 ``<head>`` 의 작은 ``<style>`` 하나입니다.
+   글리프 모양은 페이지마다 한 번 (``MJX-SVG-global-cache``), 화면 낭독기에는 한국어 읽기
+   (``role="img" aria-label``, speech-rule-engine 의 ko 규칙), 모양은 ``<head>`` 의 작은 ``<style>`` 하나입니다.
    TeX 오류는 경고입니다 (``-W`` 빌드에서 실패).
 
 node 나 ``node_modules/mathjax-full`` 이 없으면 경고하고 예전처럼 MathJax 를 싣습니다.
@@ -20,6 +20,7 @@ node 나 ``node_modules/mathjax-full`` 이 없으면 경고하고 예전처럼 M
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -46,16 +47,8 @@ MATHJAX_SCRIPT_RE = re.compile(r'<script[^>]*src="[^"]*vendor/mathjax/tex-chtml\
 STYLE_ID = "MJX-SVG-styles"
 #: MathJax 의 ex 는 글자 크기의 절반 (본문 16 px -> 8 px). 390 px 휴대폰의 본문 칸은 약 358 px.
 EX_PX, PHONE_COLUMN_PX = 8.0, 340
-#: 화면 낭독기용 MathML 은 보이지 않게 (MathJax 의 AssistiveMmlHandler 와 같은 규칙)
-ASSISTIVE_CSS = (
-    'mjx-container[jax="SVG"]{position:relative}'
-    "mjx-assistive-mml{position:absolute!important;top:0;left:0;clip:rect(1px,1px,1px,1px);"
-    "padding:1px 0 0 0!important;border:0!important;display:block!important;width:auto!important;"
-    "overflow:hidden!important;-webkit-touch-callout:none;user-select:none}"
-    'mjx-assistive-mml[display="block"]{width:100%!important}'
-    # 긴 식은 휴대폰에서 자기 상자 안에서 옆으로 밉니다 (페이지는 옆으로 밀리지 않음)
-    'div.math>mjx-container[jax="SVG"][display="true"]{overflow-x:auto;overflow-y:hidden;max-width:100%}'
-)
+#: 긴 식은 휴대폰에서 자기 상자 안에서 옆으로 밉니다 (페이지는 옆으로 밀리지 않음)
+WIDE_CSS = 'div.math>mjx-container[jax="SVG"][display="true"]{overflow-x:auto;overflow-y:hidden;max-width:100%}'
 
 
 def renderer_available() -> bool:
@@ -84,6 +77,8 @@ def _items(text: str) -> list[tuple[re.Match, list[tuple[str, bool]], str]]:
     out = []
     for match in MATH_RE.finditer(text):
         tag, inner = match.group(1), match.group(3)
+        if "<mjx-container" in inner:  # 이미 그린 수식 (already rendered by an earlier build)
+            continue
         eqno = "".join(EQNO_RE.findall(inner))
         source = html.unescape(EQNO_RE.sub("", inner)).strip()
         if tag == "span":
@@ -152,22 +147,18 @@ def flatten_svg(svg: str) -> str:
 
 def _container(rendered: dict, display: bool, tex: str) -> str:
     svg = flatten_svg(rendered["svg"])
-    # SVG 는 눈으로만, 화면 낭독기는 MathML 을 읽습니다 (MathJax 의 assistive MathML 과 같음)
+    # SVG 는 눈으로만 봅니다. 화면 낭독기는 SRE 가 만든 한국어 읽기(aria-label)를 읽습니다
+    # (MathJax 4 의 기본과 같은 방식). 숨긴 MathML 을 두면 4장에서만 요소가 3,470개 늘어 휴대폰의 첫
+    # 배치가 무거워지고, 한국어 화면 낭독기는 MathML 을 거의 읽지 못합니다.
     svg = svg.replace("<svg ", '<svg aria-hidden="true" ', 1)
-    mml = re.sub(r">\s+<", "><", rendered["mml"])
-    # TeX 원문은 MathML 의 주석(annotation)으로 남깁니다 (KaTeX 와 같은 방식; 화면 낭독기는 읽지 않음).
-    # 테스트가 이것으로 원래 수식을 되찾습니다 (tests/test_search.py).
-    head, _, rest = mml.partition(">")
-    body = rest.removesuffix("</math>")
-    mml = (f'{head}><semantics><mrow>{body}</mrow><annotation encoding="application/x-tex">'
-           f"{html.escape(tex, quote=False)}</annotation></semantics></math>")
-    where = "block" if display else "inline"
+    speech = html.escape(rendered.get("speech") or tex, quote=True)
+    # TeX 원문은 data-tex 에 남깁니다 (테스트가 원래 수식을 되찾는 데 씁니다: tests/test_search.py)
+    attrs = f'role="img" aria-label="{speech}" data-tex="{html.escape(tex, quote=True)}" '
     width = re.search(r'<svg [^>]*width="([0-9.]+)ex"', svg)
     if display and width and float(width.group(1)) * EX_PX > PHONE_COLUMN_PX:
         # 휴대폰 본문 칸보다 넓은 식은 제 상자 안에서 옆으로 밀리므로, 키보드로도 밀 수 있게 초점을 받습니다
-        svg = svg.replace("<mjx-container ", '<mjx-container tabindex="0" ', 1)
-    return svg.replace("</mjx-container>",
-                       f'<mjx-assistive-mml unselectable="on" display="{where}">{mml}</mjx-assistive-mml></mjx-container>')
+        attrs += 'tabindex="0" '
+    return svg.replace("<mjx-container ", f"<mjx-container {attrs}", 1)
 
 
 def render_file(path: Path, docname: str) -> int:
@@ -195,7 +186,7 @@ def render_file(path: Path, docname: str) -> int:
         last = match.end()
     pieces.append(text[last:])
     new = "".join(pieces)
-    style = f'<style id="{STYLE_ID}">{_minify_css(rendered["css"])}{ASSISTIVE_CSS}</style>'
+    style = f'<style id="{STYLE_ID}">{_minify_css(rendered["css"])}{WIDE_CSS}</style>'
     if STYLE_ID not in new:
         new = new.replace("</head>", f"{style}\n</head>", 1)
     if rendered["cache"] and "MJX-SVG-global-cache" not in new:
@@ -229,6 +220,9 @@ def render_all(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("math_svg_enabled", False, "")
+    # 그리는 스크립트가 바뀌면 (읽기 고침표 등) Sphinx 가 모든 페이지를 다시 쓰도록, 스크립트의 해시를
+    # 'html' 설정값으로 둡니다 (build-finished 는 새로 쓴 페이지의 수식만 그리므로).
+    app.add_config_value("math_svg_script_digest", hashlib.sha256(SCRIPT.read_bytes()).hexdigest()[:16], "html")
     app.connect("builder-inited", check_renderer)
     app.connect("html-page-context", drop_mathjax_script, priority=800)
     app.connect("build-finished", render_all, priority=400)

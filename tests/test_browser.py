@@ -156,11 +156,25 @@ def test_math_is_drawn_at_build_time(docname: str, desktop_page: Callable[[str],
               .map(s => s.getBoundingClientRect().height)"""
     )
     assert sizes and min(sizes) > 4, f"{docname}: 크기가 없는 수식 SVG: {min(sizes) if sizes else None}"
-    # 화면 낭독기는 MathML 을 읽습니다 (assistive MathML beside every SVG)
-    missing = page.evaluate(
-        "() => Array.from(document.querySelectorAll('mjx-container')).filter(c => !c.querySelector('mjx-assistive-mml math')).length"
+    # 화면 낭독기는 그림(SVG)이 아니라 한국어 읽기를 듣습니다 (role="img" + aria-label, SRE ko 규칙).
+    # 읽기에 TeX 명령(\\frac)이나 한 글자씩 흩어진 한글이 남으면 안 됩니다.
+    unspoken = page.evaluate(
+        r"""() => Array.from(document.querySelectorAll('mjx-container'))
+              .filter(c => c.getAttribute('role') !== 'img'
+                           || !(c.getAttribute('aria-label') || '').trim()
+                           || /\\/.test(c.getAttribute('aria-label'))
+                           || c.querySelector('svg').getAttribute('aria-hidden') !== 'true')
+              .map(c => (c.dataset.tex || '').slice(0, 60))"""
     )
-    assert missing == 0, f"{docname}: MathML 이 없는 수식 {missing}개"
+    assert not unspoken, f"{docname}: 한국어 읽기(aria-label)가 없거나 TeX 이 남은 수식 {len(unspoken)}개: {unspoken[:5]}"
+    # 수식 속 \text{...} 의 한글 낱말(두 글자 이상)은 읽기에 낱말 그대로 있어야 합니다 ('캐 시' 가 아니라 '캐시')
+    hangul = page.evaluate(
+        r"""() => Array.from(document.querySelectorAll('mjx-container'))
+              .filter(c => ((c.dataset.tex || '').match(/[가-힣]{2,}/g) || [])
+                             .some(word => !c.getAttribute('aria-label').includes(word)))
+              .map(c => c.getAttribute('aria-label').slice(0, 80))"""
+    )
+    assert not hangul, f"{docname}: 한글 낱말을 한 글자씩 읽는 수식: {hangul[:3]}"
 
 
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)

@@ -9,6 +9,8 @@
   테마의 digest 를 그대로 적어 두므로, 테마를 올려 주소가 바뀌면 여기서 알게 됨).
 - 테마가 영어로 박아 둔 화면 글이 남지 않음 (_ext/korean_ui.py 의 UI_STRINGS).
 - 표 칸의 낱말을 한 줄로 묶은 span 이 수식과 코드를 건드리지 않음.
+- 페이지의 요소 수가 ELEMENT_BUDGET 이하 (느린 휴대폰은 HTML 이 흘러 들어오는 동안 요소 수에 비례해 배치를
+  되풀이합니다. 4장은 요소 13.5k 개일 때 Lighthouse 의 TBT 가 200 ms 를 넘었고, 7k 개로 줄이자 넘지 않았습니다).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.site
 PAGES = [*read_toc_docnames(), "search"]
 RENDER_BLOCKING_LIMIT = 20 * 1024
 JS_BUDGET = 350 * 1024
+ELEMENT_BUDGET = 8_000
 #: 화면 글로 남으면 안 되는 테마의 영어 (보이는 글, title, aria-label, alt)
 ENGLISH_UI = re.compile(r"^(Skip to main content|Back to top|Toggle (primary|secondary) sidebar|Main|Page|Site navigation|"
                         r"On this page|Version warning|Table of contents|next page|previous page|Link to this heading|"
@@ -186,3 +189,11 @@ def test_copy_button_speaks_korean(html_dir: Path) -> None:
     js = (html_dir / "_static" / "copybutton.js").read_text(encoding="utf-8")
     assert "'ko': {'copy': '복사', 'copy_to_clipboard': '클립보드에 복사'" in js
     assert 'document.documentElement.lang' in js  # 페이지의 lang 으로 고르는 방식이 그대로인지
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page_element_count_fits_the_budget(html_dir: Path, docname: str) -> None:
+    count = len(page_soup(html_dir, docname).find_all(True))
+    assert count <= ELEMENT_BUDGET, (
+        f"{docname}: 요소 {count}개 (예산 {ELEMENT_BUDGET}). 숨긴 MathML, 색 없는 코드 span 같은 보이지 않는 "
+        "요소가 다시 늘지 않았는지 보세요 (_ext/math_svg.py, _ext/code_spans.py)")

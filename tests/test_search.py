@@ -27,6 +27,7 @@ import functools
 import json
 import re
 import sys
+from html import escape, unescape
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
@@ -135,8 +136,8 @@ def source_prose(docname: str) -> str:
     return (ROOT / f"{docname}.md").read_text(encoding="utf-8")
 
 
-#: 빌드 때 SVG 로 그린 수식(_ext/math_svg.py). TeX 원문은 MathML 의 annotation 에 남아 있습니다.
-SVG_MATH = re.compile(r'<mjx-container\b.*?<annotation encoding="application/x-tex">(.*?)</annotation>.*?</mjx-container>', re.S)
+#: 빌드 때 SVG 로 그린 수식(_ext/math_svg.py). TeX 원문은 ``data-tex`` 속성에 남아 있습니다.
+SVG_MATH = re.compile(r'<mjx-container\b[^>]*\bdata-tex="([^"]*)"[^>]*>.*?</mjx-container>', re.S)
 
 
 @functools.cache
@@ -149,7 +150,7 @@ def article_html(docname: str) -> str:
     start, end = html.find('<article class="bd-article">'), html.find("</article>")
     if start < 0 or end < start:
         pytest.fail(f"{docname}.html 에 <article class=\"bd-article\"> 가 없습니다", pytrace=False)
-    return SVG_MATH.sub(lambda m: "\\(" + m.group(1) + "\\)", html[start:end])
+    return SVG_MATH.sub(lambda m: "\\(" + escape(unescape(m.group(1)), quote=False) + "\\)", html[start:end])
 
 
 def expected_pages(word: str) -> tuple[set[str], set[str]]:
