@@ -12,8 +12,8 @@ myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들�
 1. ``alt``: 설명이 ``ALT_LIMIT``(300)자보다 길면 앞부분만 alt 로 두고, 전체 설명은 그림 바로 아래
    ``<details>``("그림 N.k 설명 자세히")에 둡니다 (``<img aria-describedby>`` 가 그 글을 가리킴).
 2. 그림 번호와 짧은 설명: ``<figure>`` 로 감싸고 ``<figcaption>`` 에 "그림 N.k <제목>" 을 적습니다
-   (N = 파일 이름 앞의 장 번호, k = 페이지 안의 순서). 이미 캡션이 있는 그림(``mystnb.figure``)은 Sphinx 가
-   "그림 1" 처럼 번호를 붙입니다 (numfig).
+   (N = 파일 이름 앞의 장 번호, k = 페이지 안의 순서). 이미 캡션이 있는 그림(``mystnb.figure``)은 그 캡션을
+   그대로 쓰고 번호만 같은 꼴로 붙입니다 (Sphinx 의 numfig 는 "그림 1" 처럼 장 번호 없이 세므로 쓰지 않음).
 3. 크기: ``<img width>`` 는 1배 너비(PNG 는 2배 화소), ``data-min-text-px`` 는 가장 작은 글자,
    ``style="min-width: ..."`` 는 그 글자가 10 CSS px 이 되는 너비. 그보다 좁은 화면(휴대폰)에서는 그림 상자
    (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``_assets/css/figures.css``).
@@ -232,23 +232,39 @@ def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str,
             f'<details class="attn-figure-details"><summary>{html.escape(label)} 설명 자세히</summary>'
             f'<p id="{uid}-desc">{html.escape(alt)}</p></details>\n'), format="html")
     scroll = figure_scroll("", image, label=f"{label} (화면이 좁으면 옆으로 넘겨 보세요)")
-    parent = node.parent
-    if isinstance(parent, nodes.figure):  # 이미 캡션이 있는 그림 (mystnb.figure): Sphinx 가 번호를 붙임
-        parent["classes"].append("attn-figure")
-        if image.get("min_width", 0) > PHONE_COLUMN_PX:
-            parent["classes"].append("attn-figure-wide")
-        parent.replace(node, scroll)
-        if details is not None:
-            parent.parent.insert(parent.parent.index(parent) + 1, details)
-        return
+    wide = ["attn-figure-wide"] if image.get("min_width", 0) > PHONE_COLUMN_PX else []
     caption = nodes.caption("", "", nodes.inline("", label + " ", classes=["attn-figure-number"]),
                             nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
-    wide = ["attn-figure-wide"] if image.get("min_width", 0) > PHONE_COLUMN_PX else []
+    written = _written_figure(node)
+    if written is not None:
+        # 캡션을 직접 단 그림 (mystnb.figure: figure > 출력 묶음 > 그림): 그 figure 를 그대로 쓰되 attn_figure 로
+        # 바꾸어 Sphinx numfig 의 "그림 1" 대신 같은 "그림 N.k" 를 글쓴이의 캡션 앞에 붙입니다 (id·이름 유지).
+        own = [c for c in written.children if isinstance(c, nodes.caption)]
+        if own:
+            own[0].insert(0, nodes.inline("", label + " ", classes=["attn-figure-number"]))
+        else:
+            written += caption
+        node.parent.replace(node, scroll)
+        outer = attn_figure("", *written.children, **written.attributes)
+        outer["classes"] = [*outer["classes"], "attn-figure", *wide]
+        written.replace_self(outer)
+        if details is not None:
+            outer.parent.insert(outer.parent.index(outer) + 1, details)
+        return
+    parent = node.parent
     figure = attn_figure("", scroll, caption, classes=["attn-figure", *wide])
     parent.replace(node, figure)
     if details is not None:
         parent.insert(parent.index(figure) + 1, details)
 
+def _written_figure(node: nodes.Node) -> nodes.figure | None:
+    """그림을 품은, 글쓴이가 캡션을 단 ``nodes.figure`` (없으면 None)."""
+    up = node.parent
+    while up is not None and not isinstance(up, (nodes.section, nodes.document)):
+        if type(up) is nodes.figure:
+            return up
+        up = up.parent
+    return None
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(attn_figure, html=(visit_attn_figure, depart_attn_figure))

@@ -300,6 +300,28 @@ def test_extension_moves_the_png_text_into_the_image_alt(tmp_path, caplog):
     assert image["min_text_px"] >= 10 and abs(image["css_width"] * 2 - figure_alt.png_size(png_bytes(fig))[0]) <= 1
 
 
+def test_extension_numbers_a_captioned_figure_like_the_others(tmp_path, caplog):
+    """mystnb.figure 로 캡션을 단 그림도 "그림 N.k" (Sphinx numfig 의 장 번호 없는 "그림 1" 이 아님)."""
+    from docutils import nodes
+
+    out = tmp_path / "_build" / "jupyter_execute"
+    out.mkdir(parents=True)
+    (out / "x.png").write_bytes(png_bytes(plot_mask(causal_mask(4), title="인과 마스크")))
+    app = SimpleNamespace(env=SimpleNamespace(docname="chapters/08_demo"), srcdir=str(tmp_path),
+                          outdir=str(tmp_path / "_build" / "html"))
+    tree = nodes.container()
+    written = nodes.figure("", nodes.image(uri="/_build/jupyter_execute/x.png"), nodes.caption("", "틀린 구현과 참조"),
+                           ids=["fig-demo"], names=["fig-demo"])
+    tree += written
+    figure_alt.set_output_image_alt(app, tree)
+    figure = tree.children[0]
+    assert type(figure) is figure_alt.attn_figure, "Sphinx 가 따로 번호를 매기는 nodes.figure 가 남았습니다"
+    caption = [n for n in figure.children if n.tagname == "caption"][0]
+    assert caption.astext() == "그림 8.1 틀린 구현과 참조"
+    assert figure["ids"] == ["fig-demo"] and figure["names"] == ["fig-demo"]
+    assert list(figure.findall(figure_alt.legible_image))
+
+
 def test_extension_keeps_long_descriptions_in_details_and_alt_under_300(tmp_path, caplog):
     w = torch.softmax(torch.randn(8, 6, 6, generator=torch.Generator().manual_seed(0)), dim=-1)
     fig = plot_head_heatmaps(w, TOKENS + ["끝"], TOKENS + ["끝"], title="헤드 여덟 개")

@@ -139,8 +139,8 @@ def figure_offenders(docname: str, found: dict[str, Any]) -> list[str]:
         if img["naturalWidth"] < PIXEL_RATIO * img["width"] - 1:
             bad.append(f"{where}: PNG가 {img['naturalWidth']} 화소로 1배 너비 {img['width']} px의 2배가 아님")
         if img["output"] and not img["tab"]:
-            # "그림 6.1 ..." (_ext/figure_alt.py), 캡션을 직접 단 그림(mystnb.figure)은 Sphinx 번호 "그림 1 ..."
-            if not re.match(rf"그림 ({int(number)}\.)?\d+ \S" if number.isdigit() else r"그림 \d", img["caption"]):
+            # "그림 6.1 ..." (_ext/figure_alt.py): 캡션을 직접 단 그림(mystnb.figure)도 장 번호가 붙은 같은 꼴
+            if not re.match(rf"그림 {int(number)}\.\d+ \S" if number.isdigit() else r"그림 \d", img["caption"]):
                 bad.append(f"{where}: '그림 N.k ...' 캡션이 없음 ({img['caption'][:30]!r})")
             if len(img["alt"]) > 300:
                 bad.append(f"{where}: alt가 {len(img['alt'])}자 (300자 이하여야 함)")

@@ -34,7 +34,7 @@ JS_BUDGET = 350 * 1024
 ELEMENT_BUDGET = 8_000
 #: 화면 글로 남으면 안 되는 테마의 영어 (보이는 글, title, aria-label, alt)
 ENGLISH_UI = re.compile(r"^(Skip to main content|Back to top|Toggle (primary|secondary) sidebar|Main|Page|Site navigation|"
-                        r"On this page|Version warning|Table of contents|next page|previous page|Link to this heading|"
+                        r"On this page|Version warning|Table of contents|next page|previous page|Link to this (heading|image|table|code)|"
                         r"Launch interactive content|Launch on \w+|Launch Thebe|\w+ logo|Please activate JavaScript.*)$")
 
 
