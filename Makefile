@@ -68,6 +68,9 @@ THEBE_INTEGRITY := sha512-qjUpg33VY4CT2hKl+N+FiglTJPfmlA/lQdsJofK2WPAvkiM/l7zTG6
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# 책을 빌드할 때 그림 함수가 휴대폰용 그림(한 열, 좁은 너비)도 그려 PNG 에 넣습니다 (attn_lib/viz/phone.py,
+# _ext/figure_alt.py 가 <picture> 로). 노트북을 직접 열면 이 변수가 없어 넓은 그림만 그립니다.
+export ATTN_PHONE_FIGURES := 1
 
 .PHONY: book test bench bench-site serve clean distclean setup browser-deps assignments grade binder print-watched
 

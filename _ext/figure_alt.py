@@ -17,6 +17,9 @@ myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들�
 3. 크기: ``<img width>`` 는 1배 너비(PNG 는 2배 화소), ``data-min-text-px`` 는 가장 작은 글자,
    ``style="min-width: ..."`` 는 그 글자가 10 CSS px 이 되는 너비. 그보다 좁은 화면(휴대폰)에서는 그림 상자
    (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``_assets/css/figures.css``).
+4. 휴대폰용 그림: 책을 빌드할 때 그림 함수가 한 열·좁은 너비로 한 번 더 그린 PNG 가 출력 PNG 에 들어 있으면
+   (``attn_lib/viz/phone.py``) 옆 파일로 꺼내(``figure_png.split_phone_png``) ``<picture><source media=...>``
+   로 씁니다. 넓은 그림이 본문 칸에 다 들어가지 않는 화면은 휴대폰용 그림을 받아 옆으로 밀 필요가 없습니다.
 
 PNG 에 한국어 글이 없으면 경고합니다 (``-W`` 빌드에서는 실패).
 """
@@ -25,9 +28,9 @@ from __future__ import annotations
 
 import html
 import math
+import posixpath
 import re
-import struct
-import zlib
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,54 +38,21 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from figure_png import (  # noqa: F401  (PNG 읽기 도우미; 테스트는 figure_alt.png_text 처럼 씁니다)
+    MIN_LEGIBLE_PX, MIN_TEXT_KEY, PHONE_CHUNK, PHONE_COLUMN_PX, PNG_SIGNATURE, RATIO_KEY, phone_path, phone_source, png_chunk, png_size, png_text, split_phone_png,
+)
+
 logger = logging.getLogger(__name__)
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ALT_KEY = "Description"
 TITLE_KEY = "Title"
-MIN_TEXT_KEY = "Min text px"
-RATIO_KEY = "Pixel ratio"
 HANGUL = re.compile(r"[가-힣]")
 #: <img alt> 의 최대 글자 수 (더 긴 설명은 그림 아래 <details> 에)
 ALT_LIMIT = 300
-#: 그림 속 가장 작은 글자가 보여야 할 크기 (CSS px)
-MIN_LEGIBLE_PX = 10.0
 #: 짧은 설명(캡션)의 최대 글자 수
 CAPTION_LIMIT = 90
 FIGURES_CSS = "css/figures.css"
 _MORE = " … (전체 설명은 그림 아래 '설명 자세히')"
-
-
-def png_text(data: bytes) -> dict[str, str]:
-    """PNG 의 글 묶음(tEXt, zTXt, iTXt)을 ``{열쇠: 글}`` 로 읽습니다 (IDAT 앞뒤 모두)."""
-    if not data.startswith(PNG_SIGNATURE):
-        return {}
-    out: dict[str, str] = {}
-    pos = len(PNG_SIGNATURE)
-    while pos + 8 <= len(data):
-        length, tag = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length  # 길이, 종류, 내용, CRC
-        if tag == b"tEXt":
-            key, _, value = body.partition(b"\0")
-            out[key.decode("latin-1")] = value.decode("latin-1")
-        elif tag == b"zTXt":
-            key, _, rest = body.partition(b"\0")
-            out[key.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
-        elif tag == b"iTXt":
-            key, _, rest = body.partition(b"\0")
-            compressed, rest = rest[0], rest[2:]  # 압축 여부, 압축 방식
-            _lang, _, rest = rest.partition(b"\0")
-            _translated, _, text = rest.partition(b"\0")
-            out[key.decode("latin-1")] = (zlib.decompress(text) if compressed else text).decode("utf-8")
-        elif tag == b"IEND":
-            break
-    return out
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    """PNG 의 화소 크기 (IHDR 의 너비, 높이)."""
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
 def _cut(text: str, limit: int, separators: tuple[str, ...]) -> str:
@@ -117,9 +87,6 @@ def chapter_number(docname: str) -> str | None:
     return str(int(match.group(1))) if match else None
 
 
-#: 390 px 휴대폰에서 본문 칸의 너비 (양쪽 여백 16 px). 그림의 min-width 가 이보다 크면 휴대폰에서 옆으로 넘어가므로
-#: 캡션에 "옆으로 밀어 보기" 안내를 붙입니다 (figures.css 의 .attn-figure-wide, 좁은 화면에서만 보임).
-PHONE_COLUMN_PX = 358
 
 
 class figure_scroll(nodes.General, nodes.Element):  # noqa: N801 (docutils 노드 이름 관례)
@@ -154,16 +121,38 @@ def depart_figure_scroll(self: Any, node: figure_scroll) -> None:
 def visit_legible_image(self: Any, node: legible_image) -> None:
     self.visit_image(node)
     extra = [f'width="{node["css_width"]}"', f'height="{node["css_height"]}"']
+    phone = node.get("phone")
     if node.get("min_text_px"):
         extra.append(f'data-min-text-px="{node["min_text_px"]:.2f}"')
-        extra.append(f'style="min-width: {node["min_width"]}px"')
+        # 휴대폰용 그림이 있으면 그 그림의 최소 너비: 넓은 그림이 보이는 화면은 그보다 넓으므로 해가 없음
+        extra.append(f'style="min-width: {(phone or node)["min_width"]}px"')
     if node.get("describedby"):
         extra.append(f'aria-describedby="{node["describedby"]}"')
     self.body[-1] = self.body[-1].replace("<img ", "<img " + " ".join(extra) + " ", 1)
+    if phone:
+        self.body[-1] = "<picture>" + _phone_source_tag(self, node, phone) + self.body[-1]
+
+
+def _phone_source_tag(self: Any, node: legible_image, phone: dict) -> str:
+    """``<source>``: 넓은 그림이 본문 칸(화면 - 32 px)에 다 들어가지 않는 화면에서는 휴대폰용 그림.
+
+    휴대폰용 PNG 를 사이트의 ``_images/`` 로 복사합니다 (Sphinx 는 doctree 의 그림만 복사하므로).
+    """
+    source = Path(phone["path"])
+    target = Path(self.builder.outdir) / self.builder.imagedir / source.name
+    if source.is_file() and (not target.is_file() or target.stat().st_size != source.stat().st_size):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    src = posixpath.join(self.builder.imgpath, source.name)
+    return (f'<source media="(max-width: {node["min_width"] + 31.98:.2f}px)" srcset="{html.escape(src)}" '
+            f'width="{phone["css_width"]}" height="{phone["css_height"]}" '
+            f'data-min-text-px="{phone["min_text_px"]:.2f}" data-min-width="{phone["min_width"]}">')
 
 
 def depart_legible_image(self: Any, node: legible_image) -> None:
     self.depart_image(node)
+    if node.get("phone"):
+        self.body.append("</picture>")
 
 
 def _output_dir(app: Sphinx) -> Path:
@@ -195,6 +184,7 @@ def set_output_image_alt(app: Sphinx, doctree: nodes.document) -> None:
         if not path.is_relative_to(outputs):
             continue  # 노트북 출력이 아닌 그림 (책에 직접 넣은 그림)
         data = path.read_bytes() if path.suffix.lower() == ".png" and path.is_file() else b""
+        data, phone = split_phone_png(path, data)
         text = png_text(data)
         alt = node.get("alt", "")
         if not (alt and HANGUL.search(alt)):
@@ -209,10 +199,12 @@ def set_output_image_alt(app: Sphinx, doctree: nodes.document) -> None:
             continue
         count += 1
         label = f"그림 {number}.{count}" if number else f"그림 {count}"
-        _make_figure(node, data, text, alt, label, f"{docname.replace('/', '-')}-fig-{count}")
+        _make_figure(node, data, text, alt, label, f"{docname.replace('/', '-')}-fig-{count}",
+                     phone=phone, phone_path=phone_path(path))
 
 
-def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str, label: str, uid: str) -> None:
+def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str, label: str, uid: str,
+                 phone: bytes = b"", phone_path: Path | None = None) -> None:
     """그림 노드를 ``<figure>`` (번호와 짧은 설명, 옆으로 넘기는 상자, 긴 설명의 ``<details>``)로 바꿉니다."""
     image = legible_image(node.rawsource, **node.attributes)
     image["alt"] = short_alt(alt)
@@ -232,7 +224,10 @@ def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str,
             f'<details class="attn-figure-details"><summary>{html.escape(label)} 설명 자세히</summary>'
             f'<p id="{uid}-desc">{html.escape(alt)}</p></details>\n'), format="html")
     scroll = figure_scroll("", image, label=f"{label} (화면이 좁으면 옆으로 넘겨 보세요)")
-    wide = ["attn-figure-wide"] if image.get("min_width", 0) > PHONE_COLUMN_PX else []
+    if phone and phone_path is not None:
+        phone_source(image, phone, phone_path)
+    shown_min = image["phone"]["min_width"] if image.get("phone") else image.get("min_width", 0)
+    wide = ["attn-figure-wide"] if shown_min > PHONE_COLUMN_PX else []
     caption = nodes.caption("", "", nodes.inline("", label + " ", classes=["attn-figure-number"]),
                             nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
     written = _written_figure(node)

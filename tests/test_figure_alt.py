@@ -19,6 +19,7 @@ import html as html_lib
 import importlib.util
 import json
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
@@ -67,6 +68,8 @@ BAD_CMAPS = {"jet", "rainbow", "hsv", "gist_rainbow", "nipy_spectral", "gist_nca
 
 
 def _load_extension():
+    if str(ROOT / "_ext") not in sys.path:  # figure_alt 은 옆 모듈 figure_png 를 import (Sphinx local_extensions 처럼)
+        sys.path.insert(0, str(ROOT / "_ext"))
     spec = importlib.util.spec_from_file_location("figure_alt", ROOT / "_ext" / "figure_alt.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

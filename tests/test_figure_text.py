@@ -97,13 +97,21 @@ READ_IMAGES_JS = r"""
     if (!img.getClientRects().length || img.clientWidth === 0) continue;  // 숨은 탭 패널의 그림
     const figure = img.closest('figure');
     const caption = figure && figure.querySelector('figcaption');
+    // <picture>: 좁은 화면에서는 <source> 의 휴대폰용 그림이 보이고, 크기와 글자 크기도 그 <source> 에 있음
+    const source = img.parentElement.tagName === 'PICTURE' ? img.parentElement.querySelector('source') : null;
+    const phone = !!source && img.currentSrc.split('/').pop() === source.getAttribute('srcset').split('/').pop();
+    const shownFrom = phone ? source : img;
+    const box = img.closest('.attn-figure-scroll');
     out.push({
       src: (img.getAttribute('src') || '').slice(0, 80),
       alt: img.getAttribute('alt') || '',
-      width: Number(img.getAttribute('width') || 0),
+      width: Number(shownFrom.getAttribute('width') || 0),
       naturalWidth: img.naturalWidth,
       shown: img.getBoundingClientRect().width,
-      minText: Number(img.dataset.minTextPx || 0),
+      minText: Number(shownFrom.dataset.minTextPx || 0),
+      hasPhone: !!source,
+      phone: phone,
+      sideways: box ? box.scrollWidth - box.clientWidth : 0,
       output: !!img.closest('.cell_output'),
       tab: !!img.closest('.attn-head-tab'),
       caption: caption ? caption.textContent.replace(/\s+/g, ' ').trim() : '',
@@ -162,6 +170,29 @@ def test_every_figure_shows_its_text_at_10_css_px_or_more(
         offenders += figure_offenders(docname, found)
     assert seen >= 25, f"본문 그림이 {seen}개뿐입니다: 선택자가 그림을 찾지 못한 것은 아닌지"
     assert not offenders, f"{viewport}: 읽기 어려운 그림 {len(offenders)}개\n" + "\n".join(offenders)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", ["phone", "laptop"])
+def test_phone_gets_the_one_column_figures_and_the_laptop_the_wide_ones(
+    viewport: str, open_offline_page: Callable[..., OfflinePage]
+) -> None:
+    """휴대폰용 그림(attn_lib/viz/phone.py, _ext/figure_alt.py 의 <picture>)은 휴대폰에서만 보이고, 보이면
+    그림 상자가 옆으로 넘어가지 않습니다. 노트북 화면은 넓은 그림을 그대로 받습니다."""
+    probe = open_offline_page(**VIEWPORT_OPTIONS[viewport])
+    with_phone, wrong = 0, []
+    for docname in TOC_DOCNAMES:
+        for img in _read(probe, docname)["images"]:
+            if not img["hasPhone"]:
+                continue
+            with_phone += 1
+            where = f"{docname}: {img['caption'][:40]}"
+            if img["phone"] != (viewport == "phone"):
+                wrong.append(f"{where}: {'휴대폰용' if img['phone'] else '넓은'} 그림이 보임")
+            elif viewport == "phone" and img["sideways"] > 1:
+                wrong.append(f"{where}: 휴대폰용 그림인데 상자가 {img['sideways']:.0f} px 옆으로 넘어감")
+    assert with_phone >= 20, f"휴대폰용 그림이 있는 그림이 {with_phone}개뿐입니다 (make book 이 ATTN_PHONE_FIGURES=1 로 그렸는지)"
+    assert not wrong, f"{viewport}: \n" + "\n".join(wrong)
 
 
 @pytest.mark.browser

@@ -21,6 +21,7 @@ from .._checks import describe
 from .describe import plain_text
 from .describe_values import describe_curves
 from .figures import PALETTE, TEXT_PT, _ALT_PARTS, _attach, _float_array, plain_log_ticks, tick_label
+from .phone import fit_width, panel_columns, reflowable
 
 __all__ = ["plot_curves", "plot_metric_panels"]
 
@@ -34,6 +35,7 @@ def _as_curve(values: object, n: int, name: str) -> np.ndarray:
     return arr
 
 
+@reflowable
 def plot_curves(
     x: Sequence[float],
     series: Mapping[str, Sequence[float]],
@@ -83,7 +85,7 @@ def plot_curves(
     refs = {str(k): _as_curve(v, len(xs), f"reference[{k!r}]") for k, v in (reference or {}).items()}
     own_figure = ax is None
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
+        fig, ax = plt.subplots(figsize=(fit_width(6.0), 3.8), layout="constrained")
         plt.close(fig)  # pyplot 자동 표시에서 빼기
     fig = ax.figure
     styles = ("--", ":", "-.", (0, (5, 1, 1, 1)))
@@ -117,6 +119,7 @@ def plot_curves(
     return fig
 
 
+@reflowable
 def plot_metric_panels(
     x: Sequence[float],
     panels: Mapping[str, Mapping[str, Sequence[float]]],
@@ -156,9 +159,9 @@ def plot_metric_panels(
     unknown = sorted(set(logy) - set(panels)) + sorted(set(reference or {}) - set(panels))
     if unknown:
         raise ValueError(f"logy와 reference의 이름은 panels에 있어야 하는데 {unknown}이(가) 없습니다. 있는 이름: {list(panels)}")
-    ncols = min(ncols, len(panels))
+    ncols = panel_columns(min(ncols, len(panels)))  # 휴대폰용 그림은 한 열
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.25 * ncols, 2.9 * nrows + 0.8), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(nrows, ncols, figsize=(fit_width(3.25 * ncols), 2.9 * nrows + 0.8), squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기
     for ax, (name, curves) in zip(axes.flat, panels.items()):
         refs = (reference or {}).get(name)

@@ -12,12 +12,17 @@
 빌드할 때 ``_ext/figure_alt.py``가 이 글을 읽어 ``<img alt width data-min-text-px>``, 그림 번호와 짧은 설명
 ("그림 6.1 ...")을 만들고, 그림이 글자가 10 CSS px보다 작아지도록 줄어들지 않게 합니다.
 노트북(Jupyter, Colab)에서는 출력 메타데이터의 ``width``가 같은 1배 크기를 알려 줍니다.
+
+책을 빌드할 때(``ATTN_PHONE_FIGURES=1``)는 그림 함수가 적어 둔 방법으로 휴대폰용 그림(한 열, 좁은 너비;
+``phone``)을 한 번 더 그려 PNG 의 ``phOn`` 덩어리에 넣습니다. ``_ext/figure_alt.py`` 가 그것을 꺼내
+``<picture>`` 의 좁은 화면용 그림으로 씁니다.
 """
 
 from __future__ import annotations
 
 import io
 import sys
+import zlib
 from binascii import b2a_base64
 from dataclasses import dataclass
 
@@ -29,6 +34,7 @@ from PIL.PngImagePlugin import PngInfo
 from .._checks import describe
 from .describe import plain_text
 from .figures import get_alt
+from .phone import phone_figures_requested, redraw_for_phone
 
 __all__ = [
     "CSS_DPI",
@@ -40,6 +46,8 @@ __all__ = [
     "min_text_px",
     "figure_title",
     "install_alt_formatter",
+    "with_phone_png",
+    "PHONE_CHUNK",
 ]
 
 #: 1배 크기에서 그림 1인치가 차지하는 CSS px (matplotlib 기본 dpi와 같음).
@@ -184,6 +192,23 @@ def png_bytes(fig: Figure, *, dpi: float = CSS_DPI, pixel_ratio: float = PIXEL_R
     return render_png(fig, dpi=dpi, pixel_ratio=pixel_ratio, bbox_inches=bbox_inches, colors=colors).data
 
 
+#: 휴대폰용 PNG 를 넣는 PNG 덩어리 종류: 부가(소문자)·사적(소문자)·예약(대문자)·복사 가능(소문자).
+#: 브라우저와 이미지 도구는 모르는 부가 덩어리를 건너뜁니다. ``_ext/figure_alt.py`` 가 빌드할 때 꺼내 따로 둡니다.
+PHONE_CHUNK = b"phOn"
+
+
+def with_phone_png(data: bytes, phone: bytes) -> bytes:
+    """PNG ``data`` 의 끝(IEND 앞)에 휴대폰용 PNG ``phone`` 을 ``PHONE_CHUNK`` 덩어리로 넣습니다.
+
+    Shape:
+        - 해당 없음 (바이트 -> 바이트)
+    """
+    if not data.startswith(b"\x89PNG") or data[-12:-8] != b"\x00\x00\x00\x00" or data[-8:-4] != b"IEND":
+        raise ValueError("data는 IEND로 끝나는 PNG여야 합니다.")
+    chunk = len(phone).to_bytes(4, "big") + PHONE_CHUNK + phone + zlib.crc32(PHONE_CHUNK + phone).to_bytes(4, "big")
+    return data[:-12] + chunk + data[-12:]
+
+
 def _ipython_png(fig: Figure) -> str | tuple[str, dict] | None:
     """IPython ``image/png`` 표시 함수: base64 PNG(2배 화소)와 메타데이터 ``{"width": 1배 너비, "alt": ...}``.
 
@@ -193,7 +218,14 @@ def _ipython_png(fig: Figure) -> str | tuple[str, dict] | None:
     if not fig.axes and not fig.lines:
         return None  # 빈 그림은 보이지 않음 (IPython과 같음)
     rendered = render_png(fig)
-    data = b2a_base64(rendered.data, newline=False).decode("ascii")
+    png = rendered.data
+    if phone_figures_requested():  # 책을 빌드할 때만: 휴대폰용 그림을 PNG 안에 함께 넣음
+        phone = redraw_for_phone(fig)
+        if phone is not None:
+            small = render_png(phone)
+            if small.css_width < rendered.css_width:
+                png = with_phone_png(png, small.data)
+    data = b2a_base64(png, newline=False).decode("ascii")
     metadata = {"width": rendered.css_width}
     if rendered.alt:
         metadata["alt"] = rendered.alt

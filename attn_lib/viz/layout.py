@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .figures import MAX_FIGURE_WIDTH_IN, TEXT_PT
+from .figures import TEXT_PT
+from .phone import figure_width_limit, in_phone_layout
 
 __all__ = ["GridLayout", "grid_layout"]
 
@@ -38,7 +39,7 @@ def grid_layout(panels: int, rows: int, cols: int, longest: int, *, annotate: bo
                 shared_labels: bool = True) -> GridLayout:
     """히트맵 ``panels``개(각각 ``rows`` × ``cols`` 칸)를 놓을 열 수와 칸 크기를 고릅니다.
 
-    ``ncols``를 주지 않으면 그림 너비가 ``MAX_FIGURE_WIDTH_IN`` 안에 들면서 칸이 가장 작은 크기보다 작아지지
+    ``ncols``를 주지 않으면 그림 너비가 상한(``MAX_FIGURE_WIDTH_IN``, 휴대폰 배치에서는 ``PHONE_FIGURE_WIDTH_IN``) 안에 들면서 칸이 가장 작은 크기보다 작아지지
     않는 가장 많은 열 수(최대 ``max_cols``)를 고릅니다. 눈금 이름은 첫 열(세로)과 마지막 줄(가로)에만 적는다고
     보고(``shared_labels``; 패널마다 이름이 다르면 ``False``로 모든 패널에) 여백을 셉니다.
 
@@ -74,14 +75,17 @@ def grid_layout(panels: int, rows: int, cols: int, longest: int, *, annotate: bo
     def width(n: int, cell: float) -> float:
         return (label_w if shared_labels else n * label_w) + n * (cell * cols + gap) + extra_w
 
+    limit = figure_width_limit()  # 휴대폰 배치(phone_layout)에서는 더 좁음
+    if in_phone_layout():
+        ncols = None  # 부른 쪽이 정한 열 수는 넓은 화면용: 휴대폰에서는 들어가는 만큼만
     if ncols is None:
         ncols = 1
         for n in range(min(panels, max_cols), 0, -1):
-            if width(n, smallest) <= MAX_FIGURE_WIDTH_IN:
+            if width(n, smallest) <= limit:
                 ncols = n
                 break
     ncols = max(1, min(int(ncols), panels))
-    fit = (MAX_FIGURE_WIDTH_IN - width(ncols, 0.0)) / (ncols * cols)
+    fit = (limit - width(ncols, 0.0)) / (ncols * cols)
     cell = max(smallest, min(best, fit))
     nrows = math.ceil(panels / ncols)
     row_labels = label_h if shared_labels else nrows * label_h

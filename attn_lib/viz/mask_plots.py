@@ -28,6 +28,7 @@ from .describe import describe_head
 from .describe_values import describe_mask
 from .figures import HEATMAP_CMAP, PALETTE, TEXT_PT, _attach, _check_cmap, _labels, _to_numpy
 from .layout import grid_layout
+from .phone import in_phone_layout, reflowable
 
 __all__ = ["plot_mask", "plot_batch_heatmaps", "MASK_COLORS"]
 
@@ -70,8 +71,10 @@ def _panel_axes(panels: int, rows: int, cols: int, qlab: list[list[str]], klab: 
                 legend: bool = True) -> tuple[Figure, np.ndarray, bool]:
     """패널 격자를 만듭니다. 열 수와 칸 크기는 ``grid_layout``이 그림 너비 상한 안에서 고릅니다 (최대 3열)."""
     longest = max((len(s) for labs in qlab + klab for s in labs), default=1)
-    grid = grid_layout(panels, rows, cols, longest, annotate=annotate, max_cols=3, extra_w=extra_w,
-                       extra_h=(0.45 if title else 0.0) + (0.35 if legend else 0.0), rotate=longest > 2,
+    phone = in_phone_layout() and extra_w > 0  # 휴대폰용 그림: 색 막대를 아래에 (plot_batch_heatmaps)
+    grid = grid_layout(panels, rows, cols, longest, annotate=annotate, max_cols=3, extra_w=0.0 if phone else extra_w,
+                       extra_h=(0.45 if title else 0.0) + (0.35 if legend else 0.0) + (0.5 if phone else 0.0),
+                       rotate=longest > 2,
                        shared_labels=False)
     fig, axes = plt.subplots(grid.nrows, grid.ncols, figsize=grid.figsize, squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기: 돌려준 그림만 한 번 보이도록
@@ -93,6 +96,7 @@ def _decorate(ax: matplotlib.axes.Axes, qlab: list[str], klab: list[str], rotate
         ax.set_ylabel("쿼리")
 
 
+@reflowable
 def plot_mask(
     mask: Tensor,
     query_labels: Sequence[str] | Sequence[Sequence[str]] | None = None,
@@ -156,6 +160,7 @@ def plot_mask(
     return fig
 
 
+@reflowable
 def plot_batch_heatmaps(
     weights: Tensor,
     query_labels: Sequence[str] | Sequence[Sequence[str]] | None = None,
@@ -225,7 +230,8 @@ def plot_batch_heatmaps(
             for i, j in zip(*np.nonzero(~blocked[p])):
                 ax.text(j, i, f"{w[p, i, j]:.2f}", ha="center", va="center", fontsize=TEXT_PT["annotation"],
                         color="black" if w[p, i, j] > 0.6 * vmax else "white")
-    fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치",
+                 location="bottom" if in_phone_layout() else "right")  # 휴대폰용 그림은 아래 (_panel_axes)
     if mask is not None:
         hatch = matplotlib.patches.Patch(facecolor="#440154", edgecolor="#BBBBBB", hatch="////", label="차단 (가중치 0)")
         fig.legend(handles=[hatch], loc="outside lower center", fontsize=TEXT_PT["legend"], frameon=False)

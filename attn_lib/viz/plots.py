@@ -28,6 +28,7 @@ from .describe import describe_heads
 from .describe_values import describe_saturation
 from .figures import HEATMAP_CMAP, PALETTE, TEXT_PT, _ALT_PARTS, _attach, _check_cmap, _labels, _to_numpy
 from .layout import grid_layout
+from .phone import fit_width, in_phone_layout, panel_columns, reflowable
 from ..metrics import attention_entropy, saturation
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 
+@reflowable
 def plot_head_heatmaps(
     weights: Tensor | np.ndarray,
     query_labels: Sequence[str] | None = None,
@@ -85,8 +87,9 @@ def plot_head_heatmaps(
     names = _labels(head_names, H, "head_names") if head_names is not None else [f"헤드 {h}" for h in range(H)]
     longest = max((len(s) for s in qlab + klab), default=1)
     rotate = longest > 2
-    grid = grid_layout(H, L, S, longest, annotate=annotate, ncols=ncols, extra_w=0.9,
-                       extra_h=0.45 if title else 0.1, rotate=rotate)
+    phone = in_phone_layout()  # 휴대폰용 그림: 색 막대를 옆이 아니라 아래에 (가로 폭을 칸에 씀)
+    grid = grid_layout(H, L, S, longest, annotate=annotate, ncols=ncols, extra_w=0.0 if phone else 0.9,
+                       extra_h=(0.45 if title else 0.1) + (0.5 if phone else 0.0), rotate=rotate)
     ncols, nrows = grid.ncols, grid.nrows
     fig, axes = plt.subplots(nrows, ncols, figsize=grid.figsize, squeeze=False, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기: 돌려준 그림만 한 번 보이도록
@@ -112,7 +115,7 @@ def plot_head_heatmaps(
                 for j in range(S):
                     ax.text(j, i, f"{w[h, i, j]:.2f}", ha="center", va="center", fontsize=TEXT_PT["annotation"],
                             color="black" if w[h, i, j] > 0.6 * vmax else "white")
-    fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치", location="bottom" if phone else "right")
     if title:
         fig.suptitle(title)
     kind = f"헤드별 어텐션 가중치 히트맵 {H}개" if H > 1 else "어텐션 가중치 히트맵"
@@ -122,6 +125,7 @@ def plot_head_heatmaps(
     return fig
 
 
+@reflowable
 def plot_saturation_histogram(
     weights: Tensor | Mapping[str, Tensor],
     *,
@@ -159,7 +163,7 @@ def plot_saturation_histogram(
             raise TypeError(f"시리즈 {name!r}은(는) (..., L, S) 실수 텐서여야 하는데 {describe(w)}이(가) 들어왔습니다.")
     own_figure = ax is None
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+        fig, ax = plt.subplots(figsize=(fit_width(6.0), 3.6), layout="constrained")
         plt.close(fig)
     fig = ax.figure
     edges = np.linspace(0.0, 1.0, bins + 1)
@@ -185,6 +189,7 @@ def plot_saturation_histogram(
     return fig
 
 
+@reflowable
 def plot_saturation_grid(
     panels: Mapping[str, Tensor],
     *,
@@ -222,9 +227,9 @@ def plot_saturation_grid(
     colors = [PALETTE[0]] * len(panels) if colors is None else [str(c) for c in colors]
     if len(colors) != len(panels):
         raise ValueError(f"colors의 개수는 panels와 같은 {len(panels)}이어야 하는데 {len(colors)}개가 들어왔습니다.")
-    ncols = min(ncols, len(panels))
+    ncols = panel_columns(min(ncols, len(panels)))  # 휴대폰용 그림은 한 열
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.25 * ncols, 2.8 * nrows + 0.5), squeeze=False,
+    fig, axes = plt.subplots(nrows, ncols, figsize=(fit_width(3.25 * ncols), 2.8 * nrows + 0.5), squeeze=False,
                              sharex=True, sharey=True, layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기
     for i, (ax, (name, w)) in enumerate(zip(axes.flat, panels.items())):

@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from .._checks import describe
 from .describe_values import describe_accuracy
 from .figures import PALETTE, TEXT_PT, _attach, _float_array, plain_log_ticks, set_alt
+from .phone import PHONE_FIGURE_WIDTH_IN, fit_width, in_phone_layout, reflowable
 
 __all__ = ["plot_sweep", "plot_training_history", "sweep_label", "plot_head_accuracy", "CEILING_LABELS"]
 
@@ -55,6 +56,7 @@ def _frame(records: Sequence[Mapping[str, float | int]]) -> pd.DataFrame:
     return frame
 
 
+@reflowable
 def plot_sweep(
     records: Sequence[Mapping[str, float | int]],
     *,
@@ -80,7 +82,7 @@ def plot_sweep(
     order = sorted(frame["설정"].unique(), key=lambda name: (name.count("·"), int(name.split()[1][:-1])))
     colors = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(order)}
     dashes = {name: (4, 2) if "·" in name else "" for name in order}
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    fig, ax = plt.subplots(figsize=(fit_width(6.4), 4.0), layout="constrained")
     plt.close(fig)  # pyplot 자동 표시에서 빼기
     sns.lineplot(
         data=frame, x="학습률", y="정확도", hue="설정", hue_order=order, palette=colors, style="설정",
@@ -120,6 +122,7 @@ def plot_sweep(
     return fig
 
 
+@reflowable
 def plot_training_history(histories: Mapping[str, object], *, title: str | None = None) -> Figure:
     """학습 중 기록 여러 개를 네 칸에 나란히: 첫 토큰 몫(헤드 가운데 가장 큰 값), 포화된 행의 비율,
     ``W_q``/``W_k``에 닿은 기울기의 노름(로그), AdamW가 움직인 크기 ``|Δθ|/lr``(로그).
@@ -146,7 +149,9 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
         ("W_q, W_k에 닿은 기울기 노름", lambda h: list(h.grad_norm), True),
         ("AdamW가 움직인 크기 |Δθ| / lr", lambda h: list(h.update_per_lr), True),
     ]
-    fig, axes = plt.subplots(2, 2, figsize=(6.5, 5.4), layout="constrained", sharex=True)
+    # 휴대폰용 그림은 패널 넷을 한 열로 (phone_layout)
+    shape, size = ((4, 1), (PHONE_FIGURE_WIDTH_IN, 9.4)) if in_phone_layout() else ((2, 2), (6.5, 5.4))
+    fig, axes = plt.subplots(*shape, figsize=size, layout="constrained", sharex=True, squeeze=False)
     plt.close(fig)
     for ax, (label, pick, log) in zip(axes.flat, panels):
         for i, (name, h) in enumerate(histories.items()):
@@ -161,7 +166,7 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
         else:
             ax.set_ylim(-0.03, 1.03)
         ax.get_legend().remove()
-    for ax in axes[1]:
+    for ax in axes[-1]:
         ax.set_xlabel("학습 스텝")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=min(2, len(labels)), fontsize=TEXT_PT["legend"])
@@ -193,6 +198,7 @@ def _accuracy_values(values: object, name: str) -> np.ndarray:
     return arr
 
 
+@reflowable
 def plot_head_accuracy(
     table: Mapping[int, Sequence[float]],
     *,
@@ -234,7 +240,7 @@ def plot_head_accuracy(
         lines[str(name)] = float(value)
     own_figure = ax is None
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+        fig, ax = plt.subplots(figsize=(fit_width(6.4), 4.2), layout="constrained")
         plt.close(fig)  # pyplot 자동 표시에서 빼기
     fig = ax.figure
     styles = ("--", ":", "-.", (0, (5, 1, 1, 1)))
