@@ -22,6 +22,7 @@ Makes the written pages lighter for a phone (measured by ``make bench-site``):
    원본은 늘 테마 패키지에서 읽고, 모양이 바뀌었으면 경고하고 원본을 둡니다.
 4. 본문의 ``<img>`` 에 ``loading="lazy"`` 와 ``decoding="async"`` 를 답니다: 첫 화면 밖의 그림은 읽는
    사람이 그 가까이 갈 때 받습니다 (첫 화면의 글과 CSS 가 대역폭을 먼저 씁니다).
+6. 검색 페이지는 검색 색인을 글이 그려진 뒤에 받습니다 (주소에 검색어가 있으면 곧바로): ``later_search_index``.
 
 빌드가 끝난 뒤(``build-finished``) 쓰인 HTML 파일을 고칩니다. 여러 번 돌아도 결과가 같습니다.
 """
@@ -194,6 +195,23 @@ def focusable_boxes(text: str) -> str:
     return ARTICLE_RE.sub(lambda m: FOCUSABLE_BOX_RE.sub(r'<\1 tabindex="0"', m.group(1)), text)
 
 
+SEARCH_INDEX_RE = re.compile(r'<script defer="defer" src="(searchindex\.js)"></script>')
+
+
+def later_search_index(text: str) -> str:
+    """검색 페이지: 색인(``searchindex.js``, gzip 약 90 KB)을 글이 그려진 뒤(``load``)에 받습니다.
+
+    주소에 검색어(``?q=``)가 있으면 곧바로 받습니다. Sphinx 의 searchtools 는 색인이 늦게 와도 검색어를
+    기다려 두었다가(``deferQuery``) 색인이 오면(``Search.setIndex``) 찾습니다. 검색어 없이 연 검색 페이지는
+    색인이 첫 화면의 대역폭을 다투지 않으므로 느린 4G 에서 글이 먼저 뜹니다.
+    """
+    loader = ('<script data-search-index="\\1">(function(s){var u=s.dataset.searchIndex,go=function(){'
+              'var e=document.createElement("script");e.src=u;document.head.appendChild(e)};'
+              '/[?&]q=/.test(location.search)?go():addEventListener("load",function(){setTimeout(go,0)})})'
+              '(document.currentScript)</script>')
+    return SEARCH_INDEX_RE.sub(loader, text)
+
+
 def lighten_pages(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder is None or app.builder.format != "html":
         return
@@ -206,6 +224,8 @@ def lighten_pages(app: Sphinx, exception: Exception | None) -> None:
         new, moved = externalize_specs(text, page, outdir)
         new = lazy_images(externalize_images(new, page, outdir))
         new = focusable_boxes(bundle_stylesheets(new, page, outdir, made))
+        if page.name == "search.html" and page.parent == outdir:
+            new = later_search_index(new)
         total += moved
         if new != text:
             page.write_text(new, encoding="utf-8")

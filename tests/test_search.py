@@ -330,6 +330,25 @@ def test_search_page_finds_korean_words(
 
 
 @pytest.mark.browser
+def test_search_page_without_a_query_loads_the_index_after_the_page_is_drawn(
+    open_offline_page: Callable[..., OfflinePage]
+) -> None:
+    """검색어 없이 연 검색 페이지: 색인은 load 뒤에 받고(_ext/site_speed.py), 그 뒤 검색창으로 찾으면 결과가 나옵니다."""
+    probe = open_offline_page()
+    response = probe.page.goto(probe.base_url + "search.html", wait_until="load")
+    assert response is not None and response.ok
+    # searchtools.js 의 Search 는 const 라 window 의 속성이 아님
+    probe.page.wait_for_function("() => typeof Search !== 'undefined' && Search.hasIndex()", timeout=20_000)
+    load_end = probe.page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
+    index = probe.page.evaluate("() => performance.getEntriesByName(new URL('searchindex.js', location).href)[0].startTime")
+    assert index >= load_end - 1, f"색인을 load({load_end:.0f} ms) 전에 받기 시작했습니다 ({index:.0f} ms)"
+    probe.page.locator("input[name='q']:visible").first.fill("헤드")
+    probe.page.keyboard.press("Enter")
+    probe.page.wait_for_function(WAIT_FOR_SEARCH_DONE, timeout=20_000)
+    assert probe.page.evaluate(RESULT_HREFS), "검색창으로 찾은 결과가 없습니다"
+
+
+@pytest.mark.browser
 def test_nonsense_query_finds_nothing(open_offline_page: Callable[..., OfflinePage]) -> None:
     probe, docnames = run_search(open_offline_page, NONSENSE_QUERY)
     assert docnames == [], f"{NONSENSE_QUERY!r} 로 결과가 나왔습니다: {docnames}"
