@@ -142,42 +142,7 @@ def flatten_svg(svg: str) -> str:
     # <g transform="..."><use .../></g> -> <use transform="..." .../> (글리프 하나를 옮기는 묶음)
     flat = GLYPH_GROUP_RE.sub(lambda m: f'<use transform="{m.group(1)}" {m.group(2)}></use>', flat)
     # CSS 가 고르지 않는 data-* 는 지움 (바이트만 차지)
-    flat = re.sub(r' data-(?:mml-node="(?!mtable"|merror")[^"]*"|mjx-texclass="[^"]*")', "", flat)
-    return push_transforms(flat)
-
-
-#: 그리는 요소 하나 (자식이 없는 use, rect, path)
-LEAF = r'<use\b[^>]*></use>|<(?:rect|path)\b[^>]*(?:/>|>\s*</(?:rect|path)>)'
-LEAF_RE = re.compile(LEAF)
-MOVE_GROUP_RE = re.compile(rf'<g transform="([^"]*)">((?:{LEAF})+)</g>')
-TOP_GROUP_RE = re.compile(rf'(<svg\b[^>]*)><g (stroke="[^"]*" fill="[^"]*" stroke-width="[^"]*") transform="([^"]*)">'
-                          rf"((?:{LEAF})+)</g></svg>")
-
-
-def _with_transform(leaf: str, outer: str) -> str:
-    """요소 ``leaf`` 에 바깥 묶음의 ``transform`` 을 앞에 붙입니다 (SVG: ``<g transform=A><x transform=B>`` 는
-    ``<x transform="A B">`` 와 같음)."""
-    head_end = leaf.index(">")
-    head = leaf[:head_end]
-    if ' transform="' in head:
-        return leaf.replace(' transform="', f' transform="{outer} ', 1)
-    name = re.match(r"<(\w+)", leaf).group(1)
-    return leaf.replace(f"<{name}", f'<{name} transform="{outer}"', 1)
-
-
-def push_transforms(svg: str) -> str:
-    """옮기기(``transform``)만 하는 ``<g>`` 를 풀어 그 변환을 안의 요소마다 붙입니다 (안쪽 묶음부터).
-
-    맨 바깥의 ``<g stroke fill stroke-width transform="scale(1,-1)">`` 도 안이 그리는 요소뿐이면 풀고, 색과 선
-    굵기(상속되는 표시 속성)는 ``<svg>`` 에 둡니다. 4장에서 요소가 약 650개 줄고 그림은 같습니다.
-    """
-    while True:
-        new = MOVE_GROUP_RE.sub(lambda m: LEAF_RE.sub(lambda c: _with_transform(c.group(0), m.group(1)), m.group(2)), svg)
-        if new == svg:
-            break
-        svg = new
-    return TOP_GROUP_RE.sub(lambda m: f"{m.group(1)} {m.group(2)}>"
-                            + LEAF_RE.sub(lambda c: _with_transform(c.group(0), m.group(3)), m.group(4)) + "</svg>", svg)
+    return re.sub(r' data-(?:mml-node="(?!mtable"|merror")[^"]*"|mjx-texclass="[^"]*")', "", flat)
 
 
 def _container(rendered: dict, display: bool, tex: str) -> str:

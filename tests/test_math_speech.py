@@ -74,21 +74,3 @@ def test_container_carries_speech_and_hides_the_picture() -> None:
     assert 'data-tex="QK^\\top"' in html
     assert '<svg aria-hidden="true"' in html
     assert "<math" not in html and "mjx-assistive-mml" not in html
-
-
-def test_transform_only_groups_are_pushed_into_their_glyphs() -> None:
-    """``<g transform=A><use transform=B>`` 는 ``<use transform="A B">`` 와 같은 그림: 묶음을 풀어 요소를 줄입니다."""
-    svg = ('<svg viewBox="0 0 1 1"><g stroke="currentColor" fill="currentColor" stroke-width="0" transform="scale(1,-1)">'
-           '<use href="#a"></use><g transform="translate(5,0)"><use href="#b"></use>'
-           '<use transform="translate(2,0) scale(0.7)" href="#c"></use></g></g></svg>')
-    assert math_svg.push_transforms(svg) == (
-        '<svg viewBox="0 0 1 1" stroke="currentColor" fill="currentColor" stroke-width="0">'
-        '<use transform="scale(1,-1)" href="#a"></use><use transform="scale(1,-1) translate(5,0)" href="#b"></use>'
-        '<use transform="scale(1,-1) translate(5,0) translate(2,0) scale(0.7)" href="#c"></use></svg>')
-
-
-def test_groups_that_style_or_hold_text_are_kept() -> None:
-    kept = ('<svg><g stroke="currentColor" fill="currentColor" stroke-width="0" transform="scale(1,-1)">'
-            '<g data-mml-node="mtable" transform="translate(1,0)"><use href="#a"></use></g>'
-            '<g transform="translate(2,0)"><text transform="scale(1,-1)">캐</text></g></g></svg>')
-    assert math_svg.push_transforms(kept) == kept
