@@ -303,7 +303,9 @@ HANGUL_PROBE_JS = """() => {
       const first = Array.from(el.childNodes).find(n => n.nodeType === 3 && n.textContent.trim());
       const own = first ? first.textContent.trim() : '';
       const lead = (own.match(/^[가-힣]+/) || [''])[0];
-      if (lead && el.checkVisibility({visibilityProperty: true})) {
+      // contentVisibilityAuto: 아직 배치하지 않은 셀(figures.css 의 content-visibility: auto) 안의 글은 빼고
+      // 지금 그려진 글만 봅니다 (그려지지 않은 글은 글꼴 목록이 비어 있음)
+      if (lead && el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true})) {
         el.setAttribute('data-hangul-probe', kind);
         picks.push([kind, own.slice(0, 60), lead.length]);
         break;
