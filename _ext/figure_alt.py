@@ -38,8 +38,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from figure_png import (  # noqa: F401  (PNG 읽기 도우미; 테스트는 figure_alt.png_text 처럼 씁니다)
-    MIN_LEGIBLE_PX, MIN_TEXT_KEY, PHONE_CHUNK, PHONE_COLUMN_PX, PNG_SIGNATURE, RATIO_KEY, phone_path, phone_source, png_chunk, png_size, png_text, split_phone_png,
+from figure_png import (  # PNG 읽기와 휴대폰용 그림 (옆 도우미 모듈; Sphinx 가 _ext 를 sys.path 에 둠)
+    MIN_LEGIBLE_PX, MIN_TEXT_KEY, PHONE_COLUMN_PX, RATIO_KEY, phone_path, phone_source, png_size, png_text,
+    split_phone_png,
 )
 
 logger = logging.getLogger(__name__)
@@ -85,8 +86,6 @@ def chapter_number(docname: str) -> str | None:
     """``chapters/06_cross_attention`` -> ``"6"`` (파일 이름 앞에 번호가 없으면 ``None``)."""
     match = re.match(r"(\d+)_", docname.rsplit("/", 1)[-1])
     return str(int(match.group(1))) if match else None
-
-
 
 
 class figure_scroll(nodes.General, nodes.Element):  # noqa: N801 (docutils 노드 이름 관례)
@@ -200,11 +199,11 @@ def set_output_image_alt(app: Sphinx, doctree: nodes.document) -> None:
         count += 1
         label = f"그림 {number}.{count}" if number else f"그림 {count}"
         _make_figure(node, data, text, alt, label, f"{docname.replace('/', '-')}-fig-{count}",
-                     phone=phone, phone_path=phone_path(path))
+                     phone=phone, phone_file=phone_path(path))
 
 
 def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str, label: str, uid: str,
-                 phone: bytes = b"", phone_path: Path | None = None) -> None:
+                 phone: bytes = b"", phone_file: Path | None = None) -> None:
     """그림 노드를 ``<figure>`` (번호와 짧은 설명, 옆으로 넘기는 상자, 긴 설명의 ``<details>``)로 바꿉니다."""
     image = legible_image(node.rawsource, **node.attributes)
     image["alt"] = short_alt(alt)
@@ -224,19 +223,18 @@ def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str,
             f'<details class="attn-figure-details"><summary>{html.escape(label)} 설명 자세히</summary>'
             f'<p id="{uid}-desc">{html.escape(alt)}</p></details>\n'), format="html")
     scroll = figure_scroll("", image, label=f"{label} (화면이 좁으면 옆으로 넘겨 보세요)")
-    if phone and phone_path is not None:
-        phone_source(image, phone, phone_path)
+    if phone and phone_file is not None:
+        phone_source(image, phone, phone_file)
     shown_min = image["phone"]["min_width"] if image.get("phone") else image.get("min_width", 0)
     wide = ["attn-figure-wide"] if shown_min > PHONE_COLUMN_PX else []
-    caption = nodes.caption("", "", nodes.inline("", label + " ", classes=["attn-figure-number"]),
-                            nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
+    caption = nodes.caption("", "", _number(label), nodes.Text(short_caption(text.get(TITLE_KEY, ""), alt)))
     written = _written_figure(node)
     if written is not None:
         # 캡션을 직접 단 그림 (mystnb.figure: figure > 출력 묶음 > 그림): 그 figure 를 그대로 쓰되 attn_figure 로
         # 바꾸어 Sphinx numfig 의 "그림 1" 대신 같은 "그림 N.k" 를 글쓴이의 캡션 앞에 붙입니다 (id·이름 유지).
         own = [c for c in written.children if isinstance(c, nodes.caption)]
         if own:
-            own[0].insert(0, nodes.inline("", label + " ", classes=["attn-figure-number"]))
+            own[0].insert(0, _number(label))
         else:
             written += caption
         node.parent.replace(node, scroll)
@@ -252,6 +250,12 @@ def _make_figure(node: nodes.image, data: bytes, text: dict[str, str], alt: str,
     if details is not None:
         parent.insert(parent.index(figure) + 1, details)
 
+
+def _number(label: str) -> nodes.inline:
+    """캡션 앞의 굵은 그림 번호 ("그림 6.1 ")."""
+    return nodes.inline("", label + " ", classes=["attn-figure-number"])
+
+
 def _written_figure(node: nodes.Node) -> nodes.figure | None:
     """그림을 품은, 글쓴이가 캡션을 단 ``nodes.figure`` (없으면 None)."""
     up = node.parent
@@ -260,6 +264,7 @@ def _written_figure(node: nodes.Node) -> nodes.figure | None:
             return up
         up = up.parent
     return None
+
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(attn_figure, html=(visit_attn_figure, depart_attn_figure))

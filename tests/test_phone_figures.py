@@ -27,6 +27,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import figure_alt  # noqa: E402  (_ext 는 Sphinx local_extensions 폴더)
+import figure_png  # noqa: E402
 
 TOKENS = ["그", "고양이", "는", "매트", "위", "에", "앉았다", "."]
 PHONE_COLUMN_PX = 358
@@ -77,13 +78,13 @@ def test_display_embeds_the_phone_png_only_when_building_the_book(monkeypatch: p
     fig = plot_head_heatmaps(_heads(), TOKENS, TOKENS, ncols=2)
     monkeypatch.delenv(PHONE_ENV, raising=False)
     plain = base64.b64decode(figure_output._ipython_png(fig)[0])
-    assert figure_alt.png_chunk(plain, figure_alt.PHONE_CHUNK)[1] == b""
+    assert figure_png.png_chunk(plain, figure_png.PHONE_CHUNK)[1] == b""
     monkeypatch.setenv(PHONE_ENV, "1")
     data = base64.b64decode(figure_output._ipython_png(fig)[0])
-    desktop, phone = figure_alt.png_chunk(data, figure_alt.PHONE_CHUNK)
+    desktop, phone = figure_png.png_chunk(data, figure_png.PHONE_CHUNK)
     assert phone and desktop == plain, "넓은 그림은 그대로이고 휴대폰용 그림만 덧붙어야 합니다"
     Image.open(io.BytesIO(data)).load()  # 덩어리를 넣은 PNG 도 그대로 열림
-    assert figure_alt.png_size(phone)[0] < figure_alt.png_size(desktop)[0]
+    assert figure_png.png_size(phone)[0] < figure_png.png_size(desktop)[0]
 
 
 def test_with_phone_png_rejects_what_is_not_a_png() -> None:
@@ -101,10 +102,10 @@ def _phone_figure(tmp_path: Path, phone_fig) -> tuple[Path, bytes]:
 def test_build_splits_the_phone_png_into_its_own_file(tmp_path: Path) -> None:
     fig = plot_head_heatmaps(_heads(), TOKENS, TOKENS, ncols=2)
     path, wide = _phone_figure(tmp_path, redraw_for_phone(fig))
-    data, phone = figure_alt.split_phone_png(path, path.read_bytes())
+    data, phone = figure_png.split_phone_png(path, path.read_bytes())
     assert data == wide == path.read_bytes(), "넓은 화면용 PNG 에서 휴대폰용 그림을 지워야 합니다"
-    assert figure_alt.phone_path(path).read_bytes() == phone
-    assert figure_alt.split_phone_png(path, path.read_bytes()) == (wide, phone), "두 번째 빌드는 옆 파일을 읽음"
+    assert figure_png.phone_path(path).read_bytes() == phone
+    assert figure_png.split_phone_png(path, path.read_bytes()) == (wide, phone), "두 번째 빌드는 옆 파일을 읽음"
 
 
 def test_phone_source_is_used_only_when_it_fits_the_phone_column(tmp_path: Path) -> None:
@@ -112,7 +113,7 @@ def test_phone_source_is_used_only_when_it_fits_the_phone_column(tmp_path: Path)
     for phone_fig, expected in ((redraw_for_phone(fig), True), (fig, False)):  # 넓은 그림을 "휴대폰용"으로: 거절
         image = figure_alt.legible_image("", uri="x.png")
         image["min_width"] = 536
-        figure_alt.phone_source(image, render_png(phone_fig).data, tmp_path / "x-phone.png")
+        figure_png.phone_source(image, render_png(phone_fig).data, tmp_path / "x-phone.png")
         assert bool(image.get("phone")) is expected
         if expected:
             assert image["phone"]["min_width"] <= PHONE_COLUMN_PX
