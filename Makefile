@@ -37,7 +37,7 @@ PYTEST_ARGS ?=
 HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
-APT_PACKAGES := chromium fonts-nanum
+APT_PACKAGES := chromium fonts-nanum bubblewrap
 
 VENV_STAMP := $(VENV)/.stamp-venv
 # jupyter-cache 는 노트북 내용만 보고 결과를 재사용합니다. 장들이 import 하는 attn_lib 가 바뀌면
@@ -124,28 +124,36 @@ print-watched:
 binder: $(VENV_STAMP)
 	$(PY) scripts/binder_requirements.py
 
-# ---- 과제 (coursework: otter-grader) ----------------------------------------------------
-#   make assignments                  assignments/*.ipynb -> dist/<이름>/ (학생용, 자동 채점 zip)
-#   make grade SUBMISSIONS=<폴더>      제출 노트북을 otter run 으로 채점 -> $(GRADES) (학생·문제별 CSV)
+# ---- 과제 (coursework) ---------------------------------------------------------------
+#   make assignments                  assignments/*.ipynb (연습판, 풀이 공개) -> dist/<이름>/
+#   make assignments MASTER=<비공개 경로>/<이름>.ipynb [CLASS_SECRET=<파일>]
+#                                     강사만 읽는 마스터로 반마다 다른 판 (비밀 값 파일이 없으면 새로 만듦)
+#   make grade SUBMISSIONS=<폴더>      제출마다 샌드박스(bubblewrap)에서 실행하고 값만 받아 채점 -> $(GRADES)
 DIST := dist
-ASSIGNMENT ?= attention_hw
+MASTER ?=
+CLASS_SECRET ?=
+ASSIGNMENT ?= $(if $(MASTER),$(basename $(notdir $(MASTER))),attention_hw)
+BUNDLE := $(DIST)/$(ASSIGNMENT)/$(ASSIGNMENT)-grading.json
 AUTOGRADER := $(DIST)/$(ASSIGNMENT)/$(ASSIGNMENT)-autograder.zip
-ASSIGNMENTS_STAMP := $(DIST)/.stamp-assignments
+ASSIGNMENT_INPUTS := $(if $(MASTER),$(MASTER),$(wildcard assignments/*.ipynb)) \
+  $(filter-out %/public_spec.json,$(EXERCISE_FILES)) \
+  scripts/build_assignments.py scripts/assignment_master.py
 SUBMISSIONS ?=
 GRADES ?= $(DIST)/grades.csv
 GRADE_TIMEOUT ?= 300
-# 동시에 채점할 제출 수: 기본은 코어 수 (제출마다 torch 스레드 하나)
+# 동시에 채점할 제출 수: 기본은 코어 수 (제출마다 torch 스레드 하나, 작업 칸마다 다른 uid)
 GRADE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
-assignments: $(ASSIGNMENTS_STAMP)
+assignments: $(BUNDLE)
 
-$(ASSIGNMENTS_STAMP): $(wildcard assignments/*.ipynb) $(EXERCISE_FILES) scripts/build_assignments.py | $(VENV_STAMP)
-	$(PY) scripts/build_assignments.py --dist $(DIST)
-	touch $@
+# 채점 묶음과 자동 채점 zip 은 함께 만들어지고(읽기 전용), 마스터나 채점기가 바뀌면 다시 만듭니다.
+$(BUNDLE) $(AUTOGRADER) &: $(ASSIGNMENT_INPUTS) | $(VENV_STAMP)
+	$(PY) scripts/build_assignments.py --dist $(DIST) $(if $(MASTER),--master "$(MASTER)") \
+	  $(if $(CLASS_SECRET),--secret "$(CLASS_SECRET)")
 
 grade: assignments
 	@test -n "$(SUBMISSIONS)" || { echo "제출 폴더를 주세요: make grade SUBMISSIONS=<폴더> (give a folder of .ipynb)" >&2; exit 1; }
-	$(PY) scripts/grade.py "$(SUBMISSIONS)" --autograder $(AUTOGRADER) --output $(GRADES) \
+	$(PY) scripts/grade.py "$(SUBMISSIONS)" --bundle $(BUNDLE) --output $(GRADES) \
 	  --timeout $(GRADE_TIMEOUT) --jobs $(GRADE_JOBS)
 
 # ---- 준비 단계 (setup steps) --------------------------------------------------------
@@ -212,10 +220,11 @@ $(ASSETS_STAMP): $(NODE_STAMP) Makefile
 	  "$$tmp"/package/package.json $(VENDOR)/thebe/
 	touch $@
 
-# ---- 브라우저 테스트용 시스템 패키지 (system packages for browser tests) ------------
+# ---- 테스트용 시스템 패키지: 브라우저, 한국어 글꼴, 채점 샌드박스 (system packages for tests) --
 browser-deps:
 	@missing=""; \
 	test -x "$(CHROMIUM)" || missing="$$missing chromium"; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	{ fc-list 2>/dev/null | grep -i nanum >/dev/null || dpkg -s fonts-nanum >/dev/null 2>&1; } || missing="$$missing fonts-nanum"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
@@ -223,7 +232,7 @@ browser-deps:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update && apt-get install -y --no-install-recommends$$missing; \
 	else \
-	  echo "브라우저 테스트에 시스템 패키지가 필요합니다 (browser tests need):$$missing" >&2; \
+	  echo "테스트에 시스템 패키지가 필요합니다 (tests need):$$missing" >&2; \
 	  echo "  sudo apt-get update && sudo apt-get install -y $(APT_PACKAGES)" >&2; \
 	  exit 1; \
 	fi

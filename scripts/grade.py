@@ -1,22 +1,32 @@
-"""제출 폴더를 otter run으로 채점해 학생·문제별 점수 CSV를 씁니다 (make grade).
+"""제출 폴더를 샌드박스에서 채점해 학생·문제별 점수 CSV와 한국어 피드백을 씁니다 (make grade).
 
-    python scripts/grade.py SUBMISSIONS_DIR --autograder dist/attention_hw/attention_hw-autograder.zip \
+    python scripts/grade.py SUBMISSIONS_DIR --bundle dist/attention_hw/attention_hw-grading.json \\
         --output dist/grades.csv [--timeout 300] [--jobs N]
 
-제출 하나(`*.ipynb`)마다 `otter run`을 따로 띄우고 시간 제한을 겁니다. 기본으로 코어 수만큼 동시에 채점하고,
-채점 프로세스마다 torch 스레드를 하나로 둡니다 (OMP_NUM_THREADS=1: 여러 채점이 코어를 두고 다투지 않게). 노트북이 예외를 일으키거나,
-끝나지 않거나(시간 제한), 테스트 셀을 지웠거나, otter 자체가 실패해도 그 학생의 행은 CSV에 남습니다
-(status 열: ok / timeout / error, 점수 0). 학생별 한국어 피드백은 CSV 옆 `<이름>_feedback/` 폴더에 씁니다.
+제출 하나(``*.ipynb``)마다 두 단계입니다.
+
+1. **샌드박스** (``scripts/sandbox.py``, bubblewrap): 그 제출의 사본과 채점 계획(이름, 채점기, 시드)만 보이는 곳에서
+   작업 칸의 uid로 하네스(``attn_lib.exercises.harness``)를 돌립니다. 하네스는 노트북을 실행하고 문제마다 **값만**
+   JSON으로 적습니다.
+2. **채점** (이 프로세스, 학생 코드를 import하거나 실행하지 않음): 그 JSON을 크기 제한 안에서 읽어
+   ``attn_lib.exercises.judge``로 점수를 매깁니다. 정답, 힌트, 숨은 시드의 열쇠는 채점 묶음에만 있고 샌드박스에는
+   들어가지 않습니다.
+
+CSV와 피드백은 모든 채점이 끝난 뒤 이 프로세스가 씁니다(샌드박스에서는 보이지 않는 곳). 제출마다 행이 하나 남습니다
+(status: ok / timeout / error). 문제 점수는 ``[0, 배점]``으로 자릅니다. 채점 묶음은 해시(``.sha256``)를 확인한 뒤에만
+씁니다. ``GRADE_SANDBOX=none``이면 샌드박스 없이 실행합니다(믿을 수 있는 제출에만; 매번 경고).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
-import re
-import signal
+import queue
+import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -24,146 +34,181 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-FAILURE = re.compile(r"(?:ExerciseFailure|AssertionError): ?")
-HANGUL = re.compile(r"[가-힣]")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sandbox  # noqa: E402
 
+import torch  # noqa: E402
 
-NOISE = re.compile(r"^\s*(Trying:|Expecting|\*{5,}|Line \d+, in|Failed example:|Exception raised:|Traceback|q\d+_\d+ - \d+ )")
+from attn_lib.exercises.judge import judge_question, make_plan, question_from_bundle, run_seeds  # noqa: E402
 
-
-def _clean(message: str) -> str:
-    """doctest가 덧붙인 줄(Trying:, ****, Line ...)이 나오기 전까지만 남기고 들여쓰기를 없앱니다."""
-    kept = []
-    for line in message.splitlines():
-        if NOISE.match(line):
-            break
-        kept.append(line.strip())
-    return "\n".join(k for k in kept if k)
-
-
-def korean_feedback(name: str, score: float, possible: float, output: str) -> str:
-    """otter의 영어 출력에서 한국어 실패 메시지만 모아 한 문제의 피드백을 만듭니다."""
-    if score >= possible:
-        return f"{name}: {score:g}/{possible:g}점. 공개·숨은 테스트를 모두 통과했습니다."
-    # 실패 하나하나: "ExerciseFailure:"나 "AssertionError:"부터 다음 실패가 나오기 전까지 (한 문제에 실패가 여럿일 수 있음)
-    starts = list(FAILURE.finditer(output))
-    chunks = [output[m.end():(starts[i + 1].start() if i + 1 < len(starts) else len(output))] for i, m in enumerate(starts)]
-    messages = [_clean(c) for c in chunks if HANGUL.search(_clean(c))]
-    seen: list[str] = []
-    for m in messages:
-        if m not in seen:
-            seen.append(m)
-    body = "\n".join(seen) if seen else "테스트를 통과하지 못했습니다 (함수나 변수가 없거나 오류가 났습니다)."
-    return f"{name}: {score:g}/{possible:g}점.\n{body}"
-
-
-def questions_of(autograder: Path) -> dict[str, float]:
-    """자동 채점 zip 안의 tests/*.py에서 문제 이름과 배점을 읽습니다."""
-    import zipfile
-
-    points: dict[str, float] = {}
-    with zipfile.ZipFile(autograder) as zf:
-        for info in sorted(zf.namelist()):
-            if info.startswith("tests/") and info.endswith(".py"):
-                env: dict = {}
-                exec(zf.read(info).decode("utf-8"), env)  # 채점 zip은 강사가 만든 것 (신뢰)
-                points[env["test"]["name"]] = float(env["test"].get("points") or 1)
-    return points
-
-
-# 채점 프로세스(와 그 커널)마다 torch·BLAS 스레드 하나: 순차든 병렬이든 같은 조건 (benchmarks/bench_grading.py)
-WORKER_ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+HARNESS = ["-c", "import sys; from attn_lib.exercises.harness import main; sys.exit(main())",
+           "/job/in/submission.ipynb", "/job/in/plan.json", "/job/out/results.json"]
+MAX_RESULTS = 32 * 2**20  # 결과 JSON을 이보다 크면 읽지 않음
+MAX_NOTEBOOK = 20 * 2**20  # 제출 노트북을 이보다 크면 실행하지 않음
 
 
 def default_jobs() -> int:
     """동시에 채점할 제출 수의 기본값: 이 프로세스가 쓸 수 있는 코어 수."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # sched_getaffinity 가 없는 운영체제
+    except AttributeError:
         return max(1, os.cpu_count() or 1)
 
 
-# 학생 코드와 상관없는 커널 시작 실패: 동시에 커널 여럿을 띄울 때 드물게 생깁니다. 다시 시도합니다.
-KERNEL_START_FAILURES = ("Kernel died before replying to kernel_info", "Kernel didn't respond in")
-ATTEMPTS = 3
+def load_bundle(path: Path) -> dict:
+    """채점 묶음을 읽습니다. 옆의 ``.sha256``과 해시가 다르면 멈춥니다 (빌드한 뒤 바뀐 묶음은 쓰지 않음)."""
+    digest_file = path.with_name(path.name + ".sha256")
+    data = path.read_bytes()
+    if not digest_file.exists() or digest_file.read_text().strip() != hashlib.sha256(data).hexdigest():
+        raise SystemExit(f"{path}의 해시가 빌드할 때와 다릅니다. make assignments 로 다시 만드세요.")
+    return json.loads(data)
 
 
-def _run_otter(sub: Path, autograder: Path, timeout: float) -> dict:
-    """otter run을 한 번 실행합니다. 예외 없이 결과 dict를 돌려줍니다 (log 포함)."""
-    with tempfile.TemporaryDirectory(prefix="otter_run_") as out:
-        cmd = [sys.executable, "-m", "otter", "run", "-a", str(autograder.resolve()), "-o", out, "--no-logo", str(sub.resolve())]
-        proc = subprocess.Popen(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env=WORKER_ENV, start_new_session=True)  # 새 세션: 시간 초과 때 커널까지 함께 끝냄
+def _read_results(path: Path) -> tuple[dict | None, str]:
+    """샌드박스가 쓴 결과를 읽습니다. 링크를 따라가지 않고(O_NOFOLLOW), 보통 파일이 아니거나 너무 크면 읽지 않습니다."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None, "결과 파일이 없습니다"
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None, "결과가 보통 파일이 아닙니다"
+        if info.st_size > MAX_RESULTS:
+            return None, "결과 파일이 너무 큽니다"
+        raw = f.read(MAX_RESULTS + 1)
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return None, f"결과 파일을 읽을 수 없습니다 ({type(exc).__name__})"
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), dict):
+        return None, "결과 파일의 꼴이 아닙니다"
+    return data, ""
+
+
+class Grader:
+    """제출들을 채점합니다. 작업 칸(slot)마다 uid가 하나씩이고, 한 칸은 한 번에 한 제출만 씁니다."""
+
+    def __init__(self, bundle: dict, timeout: float, jobs: int, use_sandbox: bool, workroot: Path) -> None:
+        self.bundle, self.timeout, self.use_sandbox, self.workroot = bundle, timeout, use_sandbox, workroot
+        self.questions = [question_from_bundle(q) for q in bundle["questions"]]
+        self.slots: queue.Queue[int] = queue.Queue()
+        for slot in range(jobs):
+            self.slots.put(slot)
+
+    def grade(self, sub: Path) -> dict:
+        seeds = {q.name: run_seeds(self.bundle["seed_key"], sub.stem, q) for q in self.questions}
+        slot = self.slots.get()
         try:
-            log, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            return {"status": "timeout", "tests": {}, "log": "",
-                    "note": f"{timeout:g}초 안에 끝나지 않았습니다 (무한 반복?)"}
-        results = Path(out) / "results.json"
-        if proc.returncode != 0 or not results.exists():
-            tail = " ".join(log.strip().splitlines()[-3:])[:300]
-            return {"status": "error", "tests": {}, "log": log,
-                    "note": f"otter run 실패 (종료 코드 {proc.returncode}): {tail}"}
-        data = json.loads(results.read_text(encoding="utf-8"))
-    tests = {t["name"]: t for t in data.get("tests", []) if "max_score" in t}
-    return {"status": "ok", "tests": tests, "log": log, "note": ""}
+            job = sandbox.prepare_job(self.workroot, slot)
+            try:
+                raw, status, note, seconds = self._execute(sub, job, slot, make_plan(self.questions, seeds))
+            finally:
+                shutil.rmtree(job, ignore_errors=True)
+        finally:
+            self.slots.put(slot)
+        grades = [judge_question(q, (raw or {}).get("questions", {}).get(q.name), seeds[q.name]) for q in self.questions]
+        return {"status": status, "note": note, "grades": grades, "seconds": seconds}
+
+    def _execute(self, sub: Path, job: Path, slot: int, plan: dict) -> tuple[dict | None, str, str, float]:
+        if sub.stat().st_size > MAX_NOTEBOOK:
+            return None, "error", "노트북 파일이 너무 큽니다", 0.0
+        shutil.copyfile(sub, job / "in" / "submission.ipynb")
+        (job / "in" / "plan.json").write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
+        for name in ("submission.ipynb", "plan.json"):
+            (job / "in" / name).chmod(0o644)  # 작업 칸 uid가 읽기만
+        log = job / "log.txt"
+        if self.use_sandbox:
+            outcome = sandbox.run(slot, job, [sys.executable, *HARNESS], self.timeout, log)
+        else:
+            outcome = _run_unsandboxed(job, self.timeout, log)
+        raw, problem = _read_results(job / "out" / "results.json")
+        notes = []
+        if outcome.leftover:
+            notes.append(f"끝난 뒤 남은 프로세스 {outcome.leftover}개를 끝냈습니다")
+        if outcome.timed_out:
+            status = "timeout"
+            notes.insert(0, f"{self.timeout:g}초 안에 끝나지 않았습니다 (무한 반복?). 그 전까지 낸 값만 채점했습니다")
+        elif raw is None or outcome.returncode != 0:
+            status = "error"
+            notes.insert(0, f"채점 하네스가 끝까지 돌지 못했습니다 (종료 코드 {outcome.returncode}; {problem or '결과 일부만 있음'})")
+        else:
+            status = "ok"
+        return raw, status, "; ".join(notes), outcome.seconds
 
 
-def grade_one(sub: Path, autograder: Path, timeout: float) -> dict:
-    """제출 하나를 채점합니다. 어떤 경우에도 예외 없이 결과 dict를 돌려줍니다.
-
-    커널이 시작하다 죽은 경우(학생 코드와 무관)만 최대 ``ATTEMPTS``번까지 다시 시도합니다.
-    """
+def _run_unsandboxed(job: Path, timeout: float, log: Path) -> sandbox.Outcome:
+    """GRADE_SANDBOX=none: 같은 하네스를 샌드박스 없이 (믿을 수 있는 제출에만)."""
     start = time.monotonic()
-    for attempt in range(1, ATTEMPTS + 1):
-        res = _run_otter(sub, autograder, timeout)
-        flaky = res["status"] == "error" and any(m in res["log"] for m in KERNEL_START_FAILURES)
-        if not flaky:
-            break
-        res["note"] += f" (커널 시작 실패, {attempt}/{ATTEMPTS}번째 시도)"
-    res.pop("log")
-    res["seconds"] = time.monotonic() - start
-    return res
+    argv = [sys.executable, *(a.replace("/job/", f"{job}/") for a in HARNESS)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(argv, cwd=job, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+            return sandbox.Outcome(proc.returncode, False, time.monotonic() - start, 0)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+            return sandbox.Outcome(None, True, time.monotonic() - start, 0)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="제출 폴더를 otter run으로 채점해 CSV를 씁니다.")
-    parser.add_argument("submissions", type=Path, help="제출 노트북(*.ipynb) 폴더")
-    parser.add_argument("--autograder", type=Path, required=True, help="otter assign이 만든 자동 채점 zip")
-    parser.add_argument("--output", type=Path, required=True, help="쓸 CSV 경로")
-    parser.add_argument("--timeout", type=float, default=300.0, help="제출 하나의 시간 제한(초)")
-    parser.add_argument("--jobs", type=int, default=default_jobs(), help="동시에 채점할 제출 수 (기본: 코어 수)")
-    args = parser.parse_args(argv)
-
-    subs = sorted(p for p in args.submissions.glob("*.ipynb") if not p.name.startswith("."))
-    if not subs:
-        print(f"{args.submissions}에 제출 노트북(*.ipynb)이 없습니다.", file=sys.stderr)
-        return 1
-    points = questions_of(args.autograder)
-    possible = sum(points.values())
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        graded = list(pool.map(lambda s: grade_one(s, args.autograder, args.timeout), subs))
-
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    feedback_dir = args.output.with_name(args.output.stem + "_feedback")
+def write_outputs(output: Path, subs: list[Path], graded: list[dict], questions: list) -> Path:
+    """CSV 한 파일과 학생마다 피드백 파일 하나. 점수는 채점 프로세스가 계산한 것만 씁니다."""
+    possible = sum(q.points for q in questions)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    feedback_dir = output.with_name(output.stem + "_feedback")
     feedback_dir.mkdir(exist_ok=True)
-    with args.output.open("w", newline="", encoding="utf-8") as f:
+    with output.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["student", "status", *points, "total", "possible", "percent", "seconds", "note"])
+        writer.writerow(["student", "status", *(q.name for q in questions), "total", "possible", "percent", "seconds", "note"])
         for sub, res in zip(subs, graded):
-            scores = [float(res["tests"].get(q, {}).get("score", 0.0)) for q in points]
+            scores = [g.score for g in res["grades"]]
             total = sum(scores)
             writer.writerow([sub.stem, res["status"], *(f"{s:g}" for s in scores), f"{total:g}", f"{possible:g}",
                              f"{100 * total / possible:.1f}", f"{res['seconds']:.1f}", res["note"]])
             lines = [f"# {sub.stem}: {total:g}/{possible:g}점 ({res['status']})"]
             if res["note"]:
                 lines.append(res["note"])
-            for q, s in zip(points, scores):
-                lines.append(korean_feedback(q, s, points[q], res["tests"].get(q, {}).get("output", "")))
+            lines += [g.feedback() for g in res["grades"]]
             (feedback_dir / f"{sub.stem}.txt").write_text("\n\n".join(lines) + "\n", encoding="utf-8")
-            print(f"{sub.stem}: {res['status']} {total:g}/{possible:g} ({res['seconds']:.1f}s)")
+    return feedback_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="제출 폴더를 샌드박스에서 채점해 CSV를 씁니다.")
+    parser.add_argument("submissions", type=Path, help="제출 노트북(*.ipynb) 폴더")
+    parser.add_argument("--bundle", type=Path, required=True, help="make assignments 가 만든 <과제>-grading.json")
+    parser.add_argument("--output", type=Path, required=True, help="쓸 CSV 경로")
+    parser.add_argument("--timeout", type=float, default=300.0, help="제출 하나의 시간 제한(초)")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="동시에 채점할 제출 수 (기본: 코어 수)")
+    args = parser.parse_args(argv)
+
+    use_sandbox = os.environ.get("GRADE_SANDBOX", "bwrap") != "none"
+    if use_sandbox:
+        try:
+            sandbox.check_available()
+        except sandbox.SandboxUnavailable as exc:
+            print(f"채점을 시작하지 않습니다: {exc}", file=sys.stderr)
+            return 2
+    else:
+        print("경고: GRADE_SANDBOX=none — 제출을 샌드박스 없이 이 사용자의 권한으로 실행합니다. "
+              "믿을 수 있는 제출에만 쓰세요.", file=sys.stderr)
+    subs = sorted(p for p in args.submissions.glob("*.ipynb") if not p.name.startswith(".") and p.is_file())
+    if not subs:
+        print(f"{args.submissions}에 제출 노트북(*.ipynb)이 없습니다.", file=sys.stderr)
+        return 1
+    bundle = load_bundle(args.bundle)
+    torch.set_num_threads(1)  # 채점기 재생이 샌드박스 안과 같은 조건 (스레드 하나)
+    with tempfile.TemporaryDirectory(prefix="grade_") as tmp:
+        os.chmod(tmp, 0o711)  # 작업 칸 uid가 자기 칸의 out/ 에만 닿도록 (목록은 못 봄)
+        grader = Grader(bundle, args.timeout, max(1, args.jobs), use_sandbox, Path(tmp))
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            graded = list(pool.map(grader.grade, subs))
+    feedback_dir = write_outputs(args.output, subs, graded, grader.questions)
+    for sub, res in zip(subs, graded):
+        total = sum(g.score for g in res["grades"])
+        print(f"{sub.stem}: {res['status']} {total:g}/{sum(q.points for q in grader.questions):g} ({res['seconds']:.1f}s)")
     print(f"CSV: {args.output}  피드백: {feedback_dir}/")
     return 0
 

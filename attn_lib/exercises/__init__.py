@@ -11,7 +11,10 @@
 - ``practice.py``, ``practice_models.py``: 연습 페이지의 채점기 (1~4장, 5~7장).
 - ``compare.py``: 내 어텐션 함수의 가중치를 참조와 나란히 그리고 차이와 힌트를 보여 주는 보기 (``compare_attention``,
   ``compare_attention_live``).
-- ``grading.py``: otter-grader 결과를 한국어로 감싸는 ``korean_grader``.
+- ``spec.py``: 채점 과제의 문제 명세(부분: 값, 선택지, 채점기)와 형식 규칙. 한 명세가 자기 점검, 채점, Gradescope zip을 움직임.
+- ``selfcheck.py``: 학생 노트북의 ``grader``(``korean_grader``): 채점과 같은 공개 규칙으로 점검.
+- ``codec.py``, ``harness.py``, ``judge.py``: 채점. 샌드박스 안의 하네스가 학생 값만 JSON으로 내보내고, 밖의 채점
+  프로세스가 그 값을 (학생 코드 없이) 채점기 재생과 정답 비교로 점수 매김. 채점 명령은 ``scripts/grade.py``.
 - ``calls.py``: 학생 함수가 실행 중에 실제로 부른 어텐션 함수를 기록 (``library_calls``, ``check_no_library_calls``).
 
 노트북과 테스트는 모듈이 아니라 이 폴더에서 import합니다: ``from attn_lib.exercises import check_attention``.
@@ -20,7 +23,6 @@
 from __future__ import annotations
 
 from .engine import MISTAKES, CheckResult, ExerciseFailure
-from .grading import install_public_tests, korean_grader
 from .calls import FORBIDDEN_ATTENTION, check_no_library_calls, library_calls
 from .answers import check_choice, check_value
 from .references import reference_saturation
@@ -45,13 +47,19 @@ from .practice import (
 )
 from .practice_models import check_cache_causal_mask, check_cross_attention, check_kv_head_of, check_relation_shares
 from .compare import AttentionComparison, compare_attention, compare_attention_live
+from .selfcheck import korean_grader
+
+#: 채점 과제의 명세가 이름으로 부르는 공개 채점기 (``spec.check("check_xxx", ...)``; 모두 ``seed=`` 인자를 받음)
+CHECKERS = {fn.__name__: fn for fn in (
+    check_query_for_shares, check_split_merge_seq, check_torch_mha_forward, check_key_padding_mask,
+    check_alibi_causal_mask, check_saturation, check_ablate_head, check_cross_kv, check_gqa_attention, check_cached_step)}
 
 __all__ = [
     "MISTAKES",
     "CheckResult",
     "ExerciseFailure",
     "korean_grader",
-    "install_public_tests",
+    "CHECKERS",
     "FORBIDDEN_ATTENTION",
     "library_calls",
     "check_no_library_calls",

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -31,14 +32,15 @@ __all__ = [
 ]
 
 
-def check_query_for_shares(fn: Callable[..., Any]) -> CheckResult:
+def check_query_for_shares(fn: Callable[..., Any], *, seed: int = 0) -> CheckResult:
     """``fn(shares, S, c=20.0) -> 쿼리 (S,)``를 채점합니다. 키는 위치의 원-핫 ``torch.eye(S)``입니다.
 
     쿼리와 키의 점수(스케일링 없음)에 소프트맥스를 취한 가중치가 ``shares``의 위치에서는 그 몫과, 나머지 위치에서는
-    0과 1e-5 안에서 같아야 합니다.
+    0과 1e-5 안에서 같아야 합니다. 몫은 모두 0보다 크고 합이 1입니다. ``seed=0``은 공개 경우, 다른 시드는 그 시드로
+    뽑은 위치·몫·``c``의 경우입니다.
 
     Returns:
-        ``CheckResult`` (알아챈 실수: share_log, share_offset).
+        ``CheckResult`` (알아챈 실수: share_log, share_offset, share_inf).
 
     Shape:
         - shares: ``{위치: 몫}`` (몫의 합 1), 반환: ``(S,)``
@@ -47,22 +49,22 @@ def check_query_for_shares(fn: Callable[..., Any]) -> CheckResult:
         return _run("query_for_shares", fn, lambda *a: None, [], [])
 
     def weights_of(make: Callable[..., Any]) -> Callable[..., Any]:
-        def run(shares: dict[int, float], S: int) -> Tensor | None:
-            q = make(dict(shares), S)
+        def run(shares: dict[int, float], S: int, c: float | None = None) -> Tensor | None:
+            q = make(dict(shares), S) if c is None else make(dict(shares), S, c=c)
             if q is None or q is Ellipsis:
                 return None
             scores = torch.as_tensor(q, dtype=torch.float64) @ torch.eye(S, dtype=torch.float64)  # (S,) @ (S, S) -> (S,)
             return torch.softmax(scores, dim=-1)
         return run
 
-    def ref(shares: dict[int, float], S: int) -> Tensor:
+    def ref(shares: dict[int, float], S: int, c: float | None = None) -> Tensor:
         w = torch.zeros(S, dtype=torch.float64)
         for j, p in shares.items():
             w[j] = p
         return w
 
     def scores_from(rule: Callable[[float], float]) -> Callable[..., Any]:
-        def make(shares: dict[int, float], S: int) -> Tensor:
+        def make(shares: dict[int, float], S: int, c: float = 20.0) -> Tensor:
             q = torch.zeros(S, dtype=torch.float64)
             for j, p in shares.items():
                 q[j] = rule(p)
@@ -71,9 +73,30 @@ def check_query_for_shares(fn: Callable[..., Any]) -> CheckResult:
 
     variants = [("share_log", scores_from(lambda p: 20.0 + p)), ("share_log", scores_from(lambda p: 20.0 * p)),
                 ("share_offset", scores_from(math.log))]
-    cases = [_Case(f"shares={s}, S={S}", (s, S)) for s, S in
-             [({0: 0.5, 3: 0.5}, 5), ({1: 0.2, 2: 0.3, 4: 0.5}, 6), ({2: 1.0}, 3), ({0: 0.75, 1: 0.25}, 2)]]
-    return _run("query_for_shares", weights_of(fn), ref, variants, cases)
+    if seed == 0:
+        cases = [_Case(f"shares={s}, S={S}", (s, S)) for s, S in
+                 [({0: 0.5, 3: 0.5}, 5), ({1: 0.2, 2: 0.3, 4: 0.5}, 6), ({2: 1.0}, 3), ({0: 0.75, 1: 0.25}, 2)]]
+    else:
+        rng = random.Random(seed)
+        cases = []
+        for i in range(4):
+            S = rng.randint(2, 9)
+            chosen = sorted(rng.sample(range(S), rng.randint(1, min(4, S))))
+            raw = [rng.randint(1, 9) for _ in chosen]
+            shares = {j: r / sum(raw) for j, r in zip(chosen, raw)}
+            c = 30.0 if i == 3 else None  # 마지막 경우는 c를 넘김
+            cases.append(_Case(f"몫 {len(shares)}개, S={S}" + ("" if c is None else f", c={c:g}"), (shares, S), {"c": c}))
+    result = _run("query_for_shares", weights_of(fn), ref, variants, cases)
+    if result.passed or result.mistake is not None:
+        return result
+    try:  # 쿼리에 -inf가 있으면 원-핫 키와의 내적에서 -inf × 0 = NaN
+        q = fn(dict(cases[0].args[0]), cases[0].args[1])
+    except Exception:  # 오류는 이미 보고서에 있음
+        return result
+    if isinstance(q, Tensor) and q.is_floating_point() and torch.isinf(q).any():
+        return CheckResult(result.question, False, f"{cases[0].label}에서 틀렸습니다.\n힌트: {MISTAKES['share_inf']}",
+                           "share_inf", result.cases)
+    return result
 
 
 def check_split_merge_seq(split_fn: Callable[[Tensor, int], Tensor], merge_fn: Callable[[Tensor], Tensor], *,
@@ -88,8 +111,13 @@ def check_split_merge_seq(split_fn: Callable[[Tensor, int], Tensor], merge_fn: C
         - merge: ``(B, H, L, Dh) -> (L, B, E)``
     """
     g = _gen(seed)
-    xs = [(torch.randn(5, 2, 12, generator=g), 3), (torch.randn(4, 3, 8, generator=g), 2),
-          (torch.randn(2, 1, 6, generator=g), 6)]
+    if seed == 0:
+        xs = [(torch.randn(5, 2, 12, generator=g), 3), (torch.randn(4, 3, 8, generator=g), 2),
+              (torch.randn(2, 1, 6, generator=g), 6)]
+    else:  # 시드로 뽑은 모양 (L, B, H, Dh)
+        rng = random.Random(seed)
+        shapes = [(rng.randint(1, 7), rng.randint(1, 3), rng.randint(2, 5), rng.randint(1, 4)) for _ in range(3)]
+        xs = [(torch.randn(L, B, H * Dh, generator=g), H) for L, B, H, Dh in shapes]
 
     def split_ref(x: Tensor, h: int) -> Tensor:
         L, B, E = x.shape
@@ -177,13 +205,13 @@ def check_torch_mha_forward(fn: Callable[..., Any], *, seed: int = 0) -> CheckRe
     return result
 
 
-def check_key_padding_mask(fn: Callable[..., Tensor]) -> CheckResult:
+def check_key_padding_mask(fn: Callable[..., Tensor], *, seed: int = 0) -> CheckResult:
     """``fn(lengths, S, side="right") -> (B, S)``: ``nn.MultiheadAttention``의 ``key_padding_mask``(True = 무시)를 채점합니다.
 
     ``side="left"``면 ``[PAD]``가 앞에 붙어 실제 토큰이 오른쪽 끝 ``lengths[b]``칸에 있습니다.
 
     Returns:
-        ``CheckResult`` (알아챈 실수: kpm_polarity, kpm_shape, padding_side, mask_float).
+        ``CheckResult`` (알아챈 실수: kpm_polarity_build, kpm_shape, padding_side, mask_float).
 
     Shape:
         - lengths: 길이 ``B``, 반환: ``(B, S)`` bool, ``True`` = 패딩(무시)
@@ -192,16 +220,22 @@ def check_key_padding_mask(fn: Callable[..., Tensor]) -> CheckResult:
         pad = ~padding_mask(lengths, S)[:, 0, 0]  # (B, 1, 1, S) -> (B, S), True = 오른쪽 패딩 자리
         return pad.flip(-1) if side == "left" else pad
 
-    variants = [("kpm_polarity", lambda n, S, side="right": ~ref(n, S, side)),
+    variants = [("kpm_polarity_build", lambda n, S, side="right": ~ref(n, S, side)),
                 ("kpm_shape", lambda n, S, side="right": ref(n, S, side)[:, None, None, :]),  # (B, S) -> (B, 1, 1, S)
                 ("padding_side", lambda n, S, side="right": ref(n, S, "left" if side == "right" else "right")),
                 ("mask_float", lambda n, S, side="right": ref(n, S, side).float())]
-    cases = [_Case(f"lengths={n}, S={S}, side={side!r}", (n, S), {"side": side})
-             for n, S, side in [([3, 1], 4, "right"), ([5, 2, 0], 5, "left"), ([2, 3], 4, "left"), ([4, 1], 6, "right")]]
+    settings = [([3, 1], 4, "right"), ([5, 2, 0], 5, "left"), ([2, 3], 4, "left"), ([4, 1], 6, "right")]
+    if seed != 0:  # 시드로 뽑은 길이 (0과 S를 하나씩 넣음)
+        rng = random.Random(seed)
+        settings = []
+        for side in ("right", "left", "left", "right"):
+            S = rng.randint(2, 8)
+            settings.append(([rng.randint(0, S) for _ in range(rng.randint(1, 3))] + [rng.choice([0, S])], S, side))
+    cases = [_Case(f"lengths={n}, S={S}, side={side!r}", (n, S), {"side": side}) for n, S, side in settings]
     return _run("key_padding_mask", fn, ref, variants, cases)
 
 
-def check_alibi_causal_mask(fn: Callable[[int, float], Tensor]) -> CheckResult:
+def check_alibi_causal_mask(fn: Callable[[int, float], Tensor], *, seed: int = 0) -> CheckResult:
     """``fn(L, slope) -> (L, L)`` 덧셈 마스크를 채점합니다: ``j <= i``면 ``-slope * (i - j)``, ``j > i``면 ``-inf``.
 
     Returns:
@@ -226,11 +260,15 @@ def check_alibi_causal_mask(fn: Callable[[int, float], Tensor]) -> CheckResult:
                 ("finite_block", lambda L, s: ref(L, s, fill=torch.finfo(torch.float32).min)),
                 ("causal_direction", lambda L, s: ref(L, s, future=False)),
                 ("mask_bool_not_additive", lambda L, s: distance(L) >= 0)]
-    cases = [_Case(f"L={L}, slope={s}", (L, s)) for L, s in [(4, 1.0), (5, 0.5), (6, 0.25), (1, 2.0)]]
+    settings = [(4, 1.0), (5, 0.5), (6, 0.25), (1, 2.0)]
+    if seed != 0:
+        rng = random.Random(seed)
+        settings = [(rng.randint(2, 9), rng.choice([0.0625, 0.125, 0.25, 0.5, 1.0, 2.0])) for _ in range(4)]
+    cases = [_Case(f"L={L}, slope={s}", (L, s)) for L, s in settings]
     return _run("alibi_causal_mask", fn, ref, variants, cases)
 
 
-def check_saturation(fn: Callable[..., float]) -> CheckResult:
+def check_saturation(fn: Callable[..., float], *, seed: int = 0) -> CheckResult:
     """``fn(d_k, scale, seed=0) -> 비율``을 ``reference_saturation``(약속된 실험)과 비교합니다.
 
     Returns:
@@ -243,6 +281,12 @@ def check_saturation(fn: Callable[..., float]) -> CheckResult:
                 ("scale_ignored", lambda d, s, seed=0: reference_saturation(d, 1.0, seed)),
                 ("softmax_axis", lambda d, s, seed=0: _saturation_experiment(d, s, seed, dim=0)),
                 ("draw_order", lambda d, s, seed=0: _saturation_experiment(d, s, seed, keys_first=True))]
-    cases = [_Case(f"d_k={d}, scale={s:g}, seed={sd}", (d, s), {"seed": sd})
-             for d, s, sd in [(64, 1.0, 0), (64, 0.125, 0), (256, 1 / 256, 1), (16, 2.0, 2), (256, 1.0, 3)]]
+    settings = [(64, 1.0, 0), (64, 0.125, 0), (256, 1 / 256, 1), (16, 2.0, 2), (256, 1.0, 3)]
+    if seed != 0:
+        rng = random.Random(seed)
+        settings = []
+        for _ in range(5):
+            d = rng.choice([16, 32, 64, 128, 256])
+            settings.append((d, rng.choice([1.0, d ** -0.5, 1 / d, 2.0]), rng.randint(0, 999)))
+    cases = [_Case(f"d_k={d}, scale={s:g}, seed={sd}", (d, s), {"seed": sd}) for d, s, sd in settings]
     return _run("measure_saturation", fn, reference_saturation, variants, cases)

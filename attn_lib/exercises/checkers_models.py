@@ -28,6 +28,17 @@ def _module(E: int, H: int, seed: int, num_kv_heads: int | None = None) -> Multi
         return MultiHeadAttention(E, H, num_kv_heads=num_kv_heads).eval()
 
 
+def _without_kv(mha: MultiHeadAttention) -> MultiHeadAttention:
+    """``W_k``, ``W_v``가 NaN을 내는 사본: 단계 함수가 두 투영을 다시 부르면 출력에 NaN이 남습니다.
+
+    (호출을 엿보는 hook 대신 값으로 드러나게 해서, 채점 프로세스가 기록된 출력만으로 같은 판정을 내립니다.)
+    """
+    poisoned = copy.deepcopy(mha)
+    for lin in (poisoned.W_k, poisoned.W_v):
+        lin.weight.fill_(float("nan"))
+    return poisoned
+
+
 def _heads(mha: MultiHeadAttention, h: int) -> slice:
     return slice(h * mha.head_dim, (h + 1) * mha.head_dim)
 
@@ -45,19 +56,26 @@ def check_ablate_head(fn: Callable[[MultiHeadAttention, int], Any], *, seed: int
     """
     g = _gen(seed)
     specs = [(8, 2, 0), (12, 3, 2), (16, 4, 1)]
+    if seed != 0:  # 시드로 고른 헤드
+        specs = [(E, H, int(torch.randint(H, (1,), generator=g))) for E, H in ((8, 2), (12, 3), (24, 6))]
     cases = [_Case(f"E={E}, H={H}, h={h}", (E, H, h, torch.randn(2, 5, E, generator=g))) for E, H, h in specs]
     with torch.no_grad():
-        for case in cases:  # 먼저 제자리에서 바꾸는지 봅니다
+        for case in cases:  # 먼저 제자리에서 바꾸는지, W_v 밖의 투영을 고쳤는지 봅니다
             E, H, h, _ = case.args
             mha = _module(E, H, seed + E)
             before = {k: v.clone() for k, v in mha.state_dict().items()}
             try:
-                fn(mha, h)
+                result = fn(mha, h)
             except Exception:  # 오류는 아래 _run이 보고합니다
                 break
             if any(not torch.equal(before[k], v) for k, v in mha.state_dict().items()):
                 return CheckResult("ablate_head", False, f"{case.label}에서 틀렸습니다.\n힌트: {MISTAKES['ablate_in_place']}",
                                    "ablate_in_place", len(cases))
+            state = result.state_dict() if isinstance(result, torch.nn.Module) else {}
+            if any(k in state and (state[k].shape != before[k].shape or not torch.equal(state[k], before[k]))
+                   for k in before if not k.startswith("W_v.")):
+                return CheckResult("ablate_head", False, f"{case.label}에서 틀렸습니다.\n힌트: {MISTAKES['ablate_output_proj']}",
+                                   "ablate_output_proj", len(cases))
 
         def output_of(change: Callable[[MultiHeadAttention, int], Any]) -> Callable[..., Tensor | None]:
             def run(E: int, H: int, h: int, x: Tensor) -> Tensor | None:
@@ -96,7 +114,7 @@ def check_cross_kv(precompute_fn: Callable[..., Any], step_fn: Callable[..., Any
 
     Returns:
         ``CheckResult`` (알아챈 실수: cross_kv_layout, cross_recompute, cross_no_mask, cross_causal, mask_inverted,
-        no_out_proj).
+        no_W_o).
 
     Shape:
         - encoder_out ``(B, S, E)``, K·V ``(B, H, S, Dh)``, y ``(B, L, E)``, src_mask ``(B, 1, 1, S)``
@@ -121,19 +139,14 @@ def check_cross_kv(precompute_fn: Callable[..., Any], step_fn: Callable[..., Any
             layout = "모양" in result.message or "Tensor" in result.message
             return CheckResult(result.question, False, result.message + (f"\n힌트: {MISTAKES['cross_kv_layout']}" if layout else ""),
                                "cross_kv_layout" if layout else result.mistake, result.cases)
-        for case in cases:  # 단계에서는 W_k, W_v를 부르지 않아야 합니다
+        for case in cases:  # 단계에서는 W_k, W_v를 부르지 않아야 합니다: 두 투영이 NaN을 내는 사본을 넘겨 봅니다
             mha, y, enc, m = case.args
             K, V = kv(mha, enc)
-            calls = []
-            hooks = [lin.register_forward_hook(lambda *a: calls.append(1)) for lin in (mha.W_k, mha.W_v)]
             try:
-                step_fn(mha, y, K, V, m)
+                out = step_fn(_without_kv(mha), y, K, V, m)
             except Exception:  # 오류는 아래 _run이 보고합니다
-                pass
-            finally:
-                for hook in hooks:
-                    hook.remove()
-            if calls:
+                continue
+            if isinstance(out, (tuple, list)) and out and isinstance(out[0], Tensor) and torch.isnan(out[0]).any():
                 return CheckResult("cross_step", False, f"{case.label}에서 틀렸습니다.\n힌트: {MISTAKES['cross_recompute']}",
                                    "cross_recompute", len(cases))
 
@@ -149,7 +162,7 @@ def check_cross_kv(precompute_fn: Callable[..., Any], step_fn: Callable[..., Any
         variants = [("cross_no_mask", step(lambda m, L, S: None)),
                     ("cross_causal", step(lambda m, L, S: m & causal_mask(L, S))),
                     ("mask_inverted", step(lambda m, L, S: ~m)),
-                    ("no_out_proj", step(lambda m, L, S: m, out_proj=False))]
+                    ("no_W_o", step(lambda m, L, S: m, out_proj=False))]
         return _run("cross_step", lambda mha, y, enc, m: step_fn(mha, y, *kv(mha, enc), m),
                     lambda mha, y, enc, m: mha(y, enc, enc, attn_mask=m), variants, cases)
 

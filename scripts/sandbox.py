@@ -1,0 +1,164 @@
+"""채점 샌드박스: 제출 하나를 bubblewrap(bwrap) 안에서, 작업 칸마다 다른 권한 없는 uid로 실행합니다 (scripts/grade.py 가 씀).
+
+지키는 것 (강사용 안내의 '채점을 믿을 수 있는 범위' 절):
+
+- **보이는 파일**: 파이썬 런타임, venv, ``attn_lib/``(모두 읽기 전용), 그 제출 하나의 사본과 채점 계획(읽기 전용),
+  결과를 쓸 빈 폴더 하나, 자기만의 ``/tmp``. ``/``를 읽기 전용으로 붙이지 않습니다(누구나 읽을 수 있는 파일도 보이게
+  되므로). 다른 제출, 채점 묶음과 자동 채점 zip, 성적 CSV, 피드백, 마스터, 강사의 홈은 샌드박스 안에 없습니다.
+- **프로세스와 네트워크**: 새 pid·네트워크·IPC·UTS·cgroup 이름공간 (``--unshare-net``: 바깥의 127.0.0.1에도 닿지 못함),
+  ``--die-with-parent``, ``--new-session``. bwrap을 root로 user 이름공간 없이 돌리고(user 이름공간 안에서는 커널이
+  프로세스 수 제한을 무시), 안에서 ``setpriv``로 작업 칸의 uid로 내려가며 모든 권한(capability)을 버리고
+  ``no_new_privs``를 켭니다. 작업 칸마다 uid가 달라 한 칸의 fork 폭탄이 다른 칸의 프로세스 수를 잡아먹지 못합니다.
+- **한계** (``prlimit``): 주소 공간, CPU 초, 프로세스 수, 파일 크기, 열린 파일 수.
+- **시간 제한**: 넘으면 바깥의 bwrap을 SIGKILL합니다. ``--die-with-parent``로 안의 init이 죽고, pid 이름공간의 모든
+  프로세스가 함께 끝납니다(setsid로 떨어져 나간 것도). 출력은 파이프가 아니라 파일로 받으므로 남은 프로세스가 채점을
+  붙잡지 못합니다. 끝난 뒤 그 uid의 프로세스가 남았는지 확인하고, 남았으면 죽이고 알립니다.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+#: 작업 칸 uid의 시작 (GRADE_UID_BASE 로 바꿈). 칸 i는 BASE + i.
+UID_BASE = int(os.environ.get("GRADE_UID_BASE", "61000"))
+LIMITS = {"as": 4 * 2**30, "nproc": 128, "fsize": 64 * 2**20, "nofile": 1024}
+
+INSTALL_HINT = ("샌드박스 채점에는 bubblewrap(bwrap)이 필요합니다. Debian/Ubuntu: sudo apt-get install -y bubblewrap\n"
+                "믿을 수 있는 제출만 샌드박스 없이 채점하려면 GRADE_SANDBOX=none 을 주세요 (매번 경고가 나옵니다).")
+
+
+class SandboxUnavailable(RuntimeError):
+    """샌드박스를 쓸 수 없을 때 (bwrap 없음, root 아님). 메시지는 한국어 안내입니다."""
+
+
+@dataclass
+class Outcome:
+    """샌드박스 실행 하나의 결과."""
+
+    returncode: int | None
+    timed_out: bool
+    seconds: float
+    leftover: int  # 끝난 뒤 남아 있던 (그리고 죽인) 그 uid의 프로세스 수
+
+
+def check_available() -> None:
+    """bwrap, setpriv, prlimit가 있고 root인지 확인합니다. 아니면 ``SandboxUnavailable``."""
+    missing = [tool for tool in ("bwrap", "setpriv", "prlimit") if shutil.which(tool) is None]
+    if missing:
+        raise SandboxUnavailable(f"{', '.join(missing)}을(를) 찾지 못했습니다.\n{INSTALL_HINT}")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable("샌드박스 채점은 root로 실행해야 합니다 (작업 칸마다 다른 uid로 내려가고, 프로세스 수 "
+                                 "제한이 user 이름공간 밖에서만 지켜지므로). 예: sudo make grade SUBMISSIONS=...\n"
+                                 "Docker나 Podman이 있으면 강사용 안내의 '컨테이너로 채점하기'를 보세요.")
+
+
+def _runtime_paths() -> list[Path]:
+    """샌드박스에 읽기 전용으로 붙일 것: 파이썬 런타임(sys.base_prefix), venv(sys.prefix), attn_lib 폴더."""
+    import attn_lib
+
+    paths = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(attn_lib.__file__).resolve().parent]
+    return list(dict.fromkeys(paths))
+
+
+def _parents(path: Path) -> list[Path]:
+    return [p for p in reversed(path.parents) if str(p) != "/"]
+
+
+def command(slot: int, job: Path, argv: list[str], cpu_seconds: int) -> list[str]:
+    """작업 칸 ``slot``에서 ``argv``를 실행하는 bwrap 명령. ``job``에는 ``in/``(읽기 전용)과 ``out/``(쓰기)이 있습니다."""
+    uid = UID_BASE + slot
+    cmd = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+           "--die-with-parent", "--new-session",
+           "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
+           "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+           "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+           "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    made: set[Path] = set()
+    for path in _runtime_paths():
+        for parent in _parents(path):
+            if parent not in made and parent not in _runtime_paths():
+                cmd += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        cmd += ["--ro-bind", str(path), str(path)]
+    cmd += ["--perms", "0755", "--dir", "/job", "--ro-bind", str(job / "in"), "/job/in",
+            "--bind", str(job / "out"), "/job/out", "--chdir", "/tmp",
+            "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "PATH", f"{Path(sys.prefix) / 'bin'}:/usr/bin:/bin",
+            "--setenv", "MPLBACKEND", "Agg", "--setenv", "MPLCONFIGDIR", "/tmp/mpl",
+            "--setenv", "OMP_NUM_THREADS", "1", "--setenv", "MKL_NUM_THREADS", "1", "--setenv", "OPENBLAS_NUM_THREADS", "1",
+            "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "LANG", "C.UTF-8",
+            "--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--bounding-set=-all",
+            "--inh-caps=-all", "--no-new-privs",
+            "prlimit", f"--as={LIMITS['as']}", f"--cpu={cpu_seconds}", f"--nproc={LIMITS['nproc']}",
+            f"--fsize={LIMITS['fsize']}", f"--nofile={LIMITS['nofile']}", "--", *argv]
+    return cmd
+
+
+def uid_processes(uid: int) -> list[int]:
+    """실제 uid가 ``uid``인 프로세스의 pid 목록 (/proc 에서)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("Uid:"):
+                    if int(line.split()[1]) == uid:
+                        pids.append(int(entry.name))
+                    break
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def kill_uid(uid: int) -> int:
+    """그 uid의 프로세스를 모두 SIGKILL하고, 죽인 수를 돌려줍니다 (남은 것이 없을 때까지)."""
+    killed = 0
+    for _ in range(50):
+        pids = uid_processes(uid)
+        if not pids:
+            return killed
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.02)
+    return killed
+
+
+def prepare_job(root: Path, slot: int) -> Path:
+    """작업 칸의 폴더: ``in/``(root 소유, 읽기 전용으로 붙임)과 ``out/``(그 칸의 uid 소유)."""
+    job = root / f"slot{slot}-{time.monotonic_ns()}"
+    (job / "in").mkdir(parents=True)
+    (job / "in").chmod(0o755)
+    (job / "out").mkdir()
+    os.chown(job / "out", UID_BASE + slot, UID_BASE + slot)
+    (job / "out").chmod(0o700)
+    return job
+
+
+def run(slot: int, job: Path, argv: list[str], timeout: float, log: Path) -> Outcome:
+    """샌드박스 안에서 ``argv``를 실행하고 끝나기를(또는 시간 제한을) 기다립니다."""
+    uid = UID_BASE + slot
+    kill_uid(uid)  # 앞의 실행이 남긴 것이 있으면 (있으면 안 됨)
+    start = time.monotonic()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command(slot, job, argv, int(timeout) + 5), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, close_fds=True)
+        try:
+            proc.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            proc.kill()  # 바깥의 bwrap -> --die-with-parent 로 안의 init과 pid 이름공간 전체
+            proc.wait()
+            timed_out = True
+    leftover = kill_uid(uid)
+    return Outcome(None if timed_out else proc.returncode, timed_out, time.monotonic() - start, leftover)
