@@ -43,7 +43,7 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from assignment_master import is_spec_cell, render  # noqa: E402
 
-from attn_lib.exercises.judge import judge_question, make_plan, run_seeds  # noqa: E402
+from attn_lib.exercises.judge import judge_question, make_plan, parse_results, run_seeds  # noqa: E402
 from attn_lib.exercises.spec import PUBLIC_SPEC_FILE, Question  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,14 +66,15 @@ def read_secret(path: Path) -> bytes:
 
 def run_harness(notebook: Path, plan: dict, workdir: Path, timeout: float = 600) -> dict:
     """(신뢰하는) 노트북을 샌드박스 없이 하네스로 실행해 결과 JSON을 돌려줍니다. 마스터 풀이에만 씁니다."""
-    plan_path, out = workdir / "plan.json", workdir / "results.json"
+    plan_path, out = workdir / "plan.json", workdir / "results.jsonl"
     plan_path.write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     proc = subprocess.run([*HARNESS, str(notebook), str(plan_path), str(out)], cwd=workdir, env=env, timeout=timeout,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if proc.returncode != 0 or not out.exists():
+    results = parse_results(out.read_bytes()) if out.exists() else {"done": False}
+    if proc.returncode != 0 or not results["done"]:
         raise RuntimeError(f"마스터 풀이를 하네스로 실행하지 못했습니다:\n{proc.stdout[-2000:]}")
-    return json.loads(out.read_text(encoding="utf-8"))
+    return results
 
 
 def _points_note(nb, questions: list[Question]) -> None:

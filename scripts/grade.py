@@ -39,10 +39,10 @@ import sandbox  # noqa: E402
 
 import torch  # noqa: E402
 
-from attn_lib.exercises.judge import judge_question, make_plan, question_from_bundle, run_seeds  # noqa: E402
+from attn_lib.exercises.judge import judge_question, make_plan, parse_results, question_from_bundle, run_seeds  # noqa: E402
 
 HARNESS = ["-c", "import sys; from attn_lib.exercises.harness import main; sys.exit(main())",
-           "/job/in/submission.ipynb", "/job/in/plan.json", "/job/out/results.json"]
+           "/job/in/submission.ipynb", "/job/in/plan.json", "fd:{fd}"]
 MAX_RESULTS = 32 * 2**20  # 결과 JSON을 이보다 크면 읽지 않음
 MAX_NOTEBOOK = 20 * 2**20  # 제출 노트북을 이보다 크면 실행하지 않음
 
@@ -65,24 +65,14 @@ def load_bundle(path: Path) -> dict:
 
 
 def _read_results(path: Path) -> tuple[dict | None, str]:
-    """샌드박스가 쓴 결과를 읽습니다. 링크를 따라가지 않고(O_NOFOLLOW), 보통 파일이 아니거나 너무 크면 읽지 않습니다."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+    """하네스가 쓴 JSON 줄을 읽습니다 (이 파일은 샌드박스에 보이지 않고, 서술자로만 쓰였음). 너무 크면 읽지 않습니다."""
+    if not path.is_file():
         return None, "결과 파일이 없습니다"
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None, "결과가 보통 파일이 아닙니다"
-        if info.st_size > MAX_RESULTS:
-            return None, "결과 파일이 너무 큽니다"
-        raw = f.read(MAX_RESULTS + 1)
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        return None, f"결과 파일을 읽을 수 없습니다 ({type(exc).__name__})"
-    if not isinstance(data, dict) or not isinstance(data.get("questions"), dict):
-        return None, "결과 파일의 꼴이 아닙니다"
+    if path.stat().st_size > MAX_RESULTS:
+        return None, "결과 파일이 너무 큽니다"
+    data = parse_results(path.read_bytes())
+    if data["executed"] is None:
+        return None, "노트북 실행이 끝나기 전에 멈췄습니다"
     return data, ""
 
 
@@ -117,19 +107,19 @@ class Grader:
         (job / "in" / "plan.json").write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
         for name in ("submission.ipynb", "plan.json"):
             (job / "in" / name).chmod(0o644)  # 작업 칸 uid가 읽기만
-        log = job / "log.txt"
+        log, results = job / "log.txt", job / "results.jsonl"
         if self.use_sandbox:
-            outcome = sandbox.run(slot, job, [sys.executable, *HARNESS], self.timeout, log)
+            outcome = sandbox.run(slot, job, [sys.executable, *HARNESS], self.timeout, log, results)
         else:
-            outcome = _run_unsandboxed(job, self.timeout, log)
-        raw, problem = _read_results(job / "out" / "results.json")
+            outcome = _run_unsandboxed(job, self.timeout, log, results)
+        raw, problem = _read_results(results)
         notes = []
         if outcome.leftover:
             notes.append(f"끝난 뒤 남은 프로세스 {outcome.leftover}개를 끝냈습니다")
         if outcome.timed_out:
             status = "timeout"
             notes.insert(0, f"{self.timeout:g}초 안에 끝나지 않았습니다 (무한 반복?). 그 전까지 낸 값만 채점했습니다")
-        elif raw is None or outcome.returncode != 0:
+        elif raw is None or outcome.returncode != 0 or not raw["done"]:
             status = "error"
             notes.insert(0, f"채점 하네스가 끝까지 돌지 못했습니다 (종료 코드 {outcome.returncode}; {problem or '결과 일부만 있음'})")
         else:
@@ -137,10 +127,10 @@ class Grader:
         return raw, status, "; ".join(notes), outcome.seconds
 
 
-def _run_unsandboxed(job: Path, timeout: float, log: Path) -> sandbox.Outcome:
+def _run_unsandboxed(job: Path, timeout: float, log: Path, results: Path) -> sandbox.Outcome:
     """GRADE_SANDBOX=none: 같은 하네스를 샌드박스 없이 (믿을 수 있는 제출에만)."""
     start = time.monotonic()
-    argv = [sys.executable, *(a.replace("/job/", f"{job}/") for a in HARNESS)]
+    argv = [sys.executable, *(a.replace("/job/", f"{job}/").replace("fd:{fd}", str(results)) for a in HARNESS)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     with log.open("wb") as out:
         proc = subprocess.Popen(argv, cwd=job, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -201,7 +191,6 @@ def main(argv: list[str] | None = None) -> int:
     bundle = load_bundle(args.bundle)
     torch.set_num_threads(1)  # 채점기 재생이 샌드박스 안과 같은 조건 (스레드 하나)
     with tempfile.TemporaryDirectory(prefix="grade_") as tmp:
-        os.chmod(tmp, 0o711)  # 작업 칸 uid가 자기 칸의 out/ 에만 닿도록 (목록은 못 봄)
         grader = Grader(bundle, args.timeout, max(1, args.jobs), use_sandbox, Path(tmp))
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             graded = list(pool.map(grader.grade, subs))

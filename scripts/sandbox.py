@@ -2,9 +2,11 @@
 
 지키는 것 (강사용 안내의 '채점을 믿을 수 있는 범위' 절):
 
-- **보이는 파일**: 파이썬 런타임, venv, ``attn_lib/``(모두 읽기 전용), 그 제출 하나의 사본과 채점 계획(읽기 전용),
-  결과를 쓸 빈 폴더 하나, 자기만의 ``/tmp``. ``/``를 읽기 전용으로 붙이지 않습니다(누구나 읽을 수 있는 파일도 보이게
-  되므로). 다른 제출, 채점 묶음과 자동 채점 zip, 성적 CSV, 피드백, 마스터, 강사의 홈은 샌드박스 안에 없습니다.
+- **보이는 파일**: ``/usr``, 파이썬 런타임, venv, ``attn_lib/``(모두 읽기 전용), 그 제출 하나의 사본과 채점
+  계획(읽기 전용), 크기를 제한한 자기만의 ``/tmp``(메모리). ``/``를 읽기 전용으로 붙이지 않습니다(누구나 읽을 수 있는
+  파일도 보이게 되므로). 다른 제출, 채점 묶음과 자동 채점 zip, 성적 CSV, 피드백, 마스터, 강사의 홈은 샌드박스 안에
+  없습니다. 바깥에 쓸 수 있는 폴더도 없습니다: 값은 바깥이 열어 넘겨준 파일 서술자 하나로만 내보내고, 그 파일과
+  출력 기록은 파일 크기 제한을 받습니다.
 - **프로세스와 네트워크**: 새 pid·네트워크·IPC·UTS·cgroup 이름공간 (``--unshare-net``: 바깥의 127.0.0.1에도 닿지 못함),
   ``--die-with-parent``, ``--new-session``. bwrap을 root로 user 이름공간 없이 돌리고(user 이름공간 안에서는 커널이
   프로세스 수 제한을 무시), 안에서 ``setpriv``로 작업 칸의 uid로 내려가며 모든 권한(capability)을 버리고
@@ -28,7 +30,7 @@ from pathlib import Path
 
 #: 작업 칸 uid의 시작 (GRADE_UID_BASE 로 바꿈). 칸 i는 BASE + i.
 UID_BASE = int(os.environ.get("GRADE_UID_BASE", "61000"))
-LIMITS = {"as": 4 * 2**30, "nproc": 128, "fsize": 64 * 2**20, "nofile": 1024}
+LIMITS = {"as": 4 * 2**30, "nproc": 128, "fsize": 64 * 2**20, "nofile": 1024, "tmp": 256 * 2**20}
 
 INSTALL_HINT = ("샌드박스 채점에는 bubblewrap(bwrap)이 필요합니다. Debian/Ubuntu: sudo apt-get install -y bubblewrap\n"
                 "믿을 수 있는 제출만 샌드박스 없이 채점하려면 GRADE_SANDBOX=none 을 주세요 (매번 경고가 나옵니다).")
@@ -72,14 +74,14 @@ def _parents(path: Path) -> list[Path]:
 
 
 def command(slot: int, job: Path, argv: list[str], cpu_seconds: int) -> list[str]:
-    """작업 칸 ``slot``에서 ``argv``를 실행하는 bwrap 명령. ``job``에는 ``in/``(읽기 전용)과 ``out/``(쓰기)이 있습니다."""
+    """작업 칸 ``slot``에서 ``argv``를 실행하는 bwrap 명령. ``job/in/``이 ``/job/in``에 읽기 전용으로 붙습니다."""
     uid = UID_BASE + slot
     cmd = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
            "--die-with-parent", "--new-session",
            "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
            "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-           "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+           "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(LIMITS["tmp"]), "--tmpfs", "/tmp"]
     made: set[Path] = set()
     for path in _runtime_paths():
         for parent in _parents(path):
@@ -87,8 +89,7 @@ def command(slot: int, job: Path, argv: list[str], cpu_seconds: int) -> list[str
                 cmd += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
         cmd += ["--ro-bind", str(path), str(path)]
-    cmd += ["--perms", "0755", "--dir", "/job", "--ro-bind", str(job / "in"), "/job/in",
-            "--bind", str(job / "out"), "/job/out", "--chdir", "/tmp",
+    cmd += ["--perms", "0755", "--dir", "/job", "--ro-bind", str(job / "in"), "/job/in", "--chdir", "/tmp",
             "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "PATH", f"{Path(sys.prefix) / 'bin'}:/usr/bin:/bin",
             "--setenv", "MPLBACKEND", "Agg", "--setenv", "MPLCONFIGDIR", "/tmp/mpl",
             "--setenv", "OMP_NUM_THREADS", "1", "--setenv", "MKL_NUM_THREADS", "1", "--setenv", "OPENBLAS_NUM_THREADS", "1",
@@ -135,24 +136,25 @@ def kill_uid(uid: int) -> int:
 
 
 def prepare_job(root: Path, slot: int) -> Path:
-    """작업 칸의 폴더: ``in/``(root 소유, 읽기 전용으로 붙임)과 ``out/``(그 칸의 uid 소유)."""
+    """작업 칸의 폴더 (root 소유): ``in/``은 샌드박스에 읽기 전용으로 붙고, 나머지(결과, 출력 기록)는 보이지 않습니다."""
     job = root / f"slot{slot}-{time.monotonic_ns()}"
     (job / "in").mkdir(parents=True)
     (job / "in").chmod(0o755)
-    (job / "out").mkdir()
-    os.chown(job / "out", UID_BASE + slot, UID_BASE + slot)
-    (job / "out").chmod(0o700)
     return job
 
 
-def run(slot: int, job: Path, argv: list[str], timeout: float, log: Path) -> Outcome:
-    """샌드박스 안에서 ``argv``를 실행하고 끝나기를(또는 시간 제한을) 기다립니다."""
+def run(slot: int, job: Path, argv: list[str], timeout: float, log: Path, results: Path) -> Outcome:
+    """샌드박스 안에서 ``argv``를 실행하고 끝나기를(또는 시간 제한을) 기다립니다.
+
+    ``argv`` 안의 ``{fd}``는 ``results`` 파일을 쓰기로 연 서술자 번호로 바뀝니다(그 파일 하나로만 값을 내보냄).
+    """
     uid = UID_BASE + slot
     kill_uid(uid)  # 앞의 실행이 남긴 것이 있으면 (있으면 안 됨)
     start = time.monotonic()
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command(slot, job, argv, int(timeout) + 5), stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, close_fds=True)
+    with log.open("wb") as out, results.open("ab") as res:
+        fd = res.fileno()
+        cmd = command(slot, job, [a.replace("{fd}", str(fd)) for a in argv], int(timeout) + 5)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, pass_fds=(fd,))
         try:
             proc.wait(timeout=timeout)
             timed_out = False

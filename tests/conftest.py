@@ -334,3 +334,13 @@ def render_without_warnings(fig: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fig.canvas.draw()
+
+
+@pytest.fixture(scope="session")
+def assignment_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """연습판 채점 과제의 배포판 (``make assignments``와 같은 코드로 임시 폴더에, 세션마다 한 번)."""
+    from grading_support import MASTER, NAME, load_script
+
+    out = tmp_path_factory.mktemp("dist")
+    load_script("build_assignments").build(MASTER, out)
+    return out / NAME

@@ -1,80 +1,34 @@
-"""채점기를 채점합니다: otter assign 배포판과 make grade (scripts/grade.py).
+"""채점 과제를 채점합니다: 배포판(make assignments)과 샌드박스 채점(make grade), 자기 점검, 비공개 마스터.
 
-- 마스터 풀이는 만점, 손대지 않은 학생판은 0점 (채점기가 죽지 않음)
-- 잘 알려진 틀린 풀이는 만점 미만이고, 피드백에 그 실수를 짚는 한국어 힌트가 있음
-- 예외를 일으키는 제출, 끝나지 않는 제출(시간 제한), 테스트 셀을 지운 제출도 CSV에 행이 남음
-- 학생판에는 풀이 코드의 줄도, 숨은 테스트의 줄도 없음 (표시가 아니라 줄 자체를 찾음)
-- 학생판의 grader.check는 한국어로 말하고 "All test cases passed"라고 하지 않음
+- 마스터 풀이는 만점, 손대지 않은 학생판은 0점 (샌드박스 안에서 실행하고 밖에서 채점)
+- 잘 알려진 틀린 풀이는 문제마다 만점 미만이고, 피드백에 그 실수를 짚는 한국어 힌트가 있음
+- 라이브러리를 부른 직접 구현 문제는 0점이고, **자기 점검도 같은 말**을 함 (자기 점검과 채점이 어긋나지 않음)
+- 예외를 일으키는 제출, 끝나지 않는 제출(시간 제한), 자기 점검 셀을 지운 제출도 CSV에 행이 남음
+- 학생판과 공개 명세, attn_lib 어디에도 정답·힌트·풀이 줄이 없음
+- 비공개 마스터 + 반 비밀 값: 값과 보기 글자가 반마다 달라, 연습판의 답은 옮겨지지 않음
+- 채점 묶음이 빌드한 뒤 바뀌면 채점하지 않음, Gradescope zip은 otter run 으로 만점
 
-배포판은 make assignments와 같은 코드(scripts/build_assignments.py)로 임시 폴더에 만듭니다.
+공격하는 제출(다른 제출과 결과를 건드리기, 점수 위조)은 ``test_grading_sandbox.py``와 ``test_grading_forgery.py``.
 """
 
 from __future__ import annotations
 
-import csv
-import importlib.util
 import json
 import re
+import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from attn_lib.exercises import MISTAKES
-
-ROOT = Path(__file__).resolve().parents[1]
-MASTER = ROOT / "assignments" / "attention_hw.ipynb"
-NAME = MASTER.stem
+from grading_support import (MASTER, NAME, ROOT, define, grade, load_script, question_columns, require_sandbox,
+                             solution_sources, solved, student)
 
 pytestmark = pytest.mark.slow
-
-
-def _load(script: str):
-    spec = importlib.util.spec_from_file_location(script, ROOT / "scripts" / f"{script}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    _load("build_assignments").build(MASTER, out)
-    return out / NAME
-
-
-# ---- 제출 만들기 -------------------------------------------------------------------------
-
-def _define(nb, prefix: str, source: str) -> None:
-    """``prefix``로 시작하는 코드 셀(학생이 채우는 셀)을 ``source``로 바꿉니다."""
-    cells = [c for c in nb.cells if c.cell_type == "code" and c.source.lstrip().startswith(prefix)]
-    assert len(cells) == 1, f"{prefix!r}로 시작하는 셀이 하나여야 하는데 {len(cells)}개입니다"
-    cells[0].source = source
-
-
-def _solution_sources(dist: Path) -> dict[str, str]:
-    """풀이 노트북(autograder)에서 학생판의 각 답 셀에 해당하는 풀이 셀을 찾습니다."""
-    auto = nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4)
-    student = nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4)
-    answers = {}
-    for s_cell, a_cell in zip(student.cells, auto.cells):
-        if s_cell.cell_type == "code" and s_cell.source != a_cell.source:
-            answers[s_cell.source.lstrip().split("\n")[0]] = a_cell.source
-    return answers
-
-
-def _solved(dist: Path):
-    """학생판에 마스터 풀이를 채운 노트북 (학생이 다 맞힌 제출)."""
-    nb = nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4)
-    answers = _solution_sources(dist)
-    for cell in nb.cells:
-        first = cell.source.lstrip().split("\n")[0] if cell.cell_type == "code" else None
-        if first in answers:
-            cell.source = answers[first]
-    return nb
-
-
-# ---- 틀린 제출: 문제마다 알려진 실수 하나씩 ------------------------------------------------------
 
 MHA_HEAD = "def torch_mha_forward(x, mha, key_padding_mask=None):\n"
 
@@ -115,8 +69,7 @@ def gqa_source(*, group: str = "repeat_interleave(G, dim=1)", scale: str = "/ ma
 
 
 def cross_source(mask: str) -> str:
-    return ("from attn_lib import scaled_dot_product_attention\n\n\n"
-            "def precompute_cross_kv(mha, encoder_out):\n"
+    return ("def precompute_cross_kv(mha, encoder_out):\n"
             "    return mha.split_heads(mha.W_k(encoder_out)), mha.split_heads(mha.W_v(encoder_out))\n\n\n"
             "def cross_step(mha, y, K, V, src_mask):\n"
             f"    heads, w = scaled_dot_product_attention(mha.split_heads(mha.W_q(y)), K, V, {mask})\n"
@@ -163,19 +116,19 @@ WRONG = {
         "q5_1_finding": 'q5_1_finding = "a"\nq5_1_advantage = "b"\n',
         "def ablate_head": ABLATE_HEAD + "        m.W_v.weight[:, s] = 0.0\n        m.W_v.bias[s] = 0.0\n    return m\n",
         "q6_1_output_shape": "q6_1_output_shape = (2, 7, 32)\nq6_1_weights_shape = (2, 4, 7, 11)\n",
-        "from attn_lib import scaled_dot_product_attention": cross_source("None"),
+        "def precompute_cross_kv": cross_source("None"),
         "q6_3_blocked": "q6_3_blocked = (3, 4)\nq6_3_leak = 0.0\n",
         "q7_1_bytes": "q7_1_bytes = 100663296\nq7_1_mha_bytes = 805306368\n",
         GQA_HEAD: gqa_source(group="repeat(1, G, 1, 1)"),
         "def cached_step": cache_source(attend="past_k, past_v"),
     }, [("q1_2", MISTAKES["share_log"]), ("q2_3", MISTAKES["merge_order_seq"]), ("q2_4", MISTAKES["no_scale"]),
-        ("q3_1", MISTAKES["kpm_polarity"]), ("q3_2", MISTAKES["additive_no_block"]), ("q4_2", MISTAKES["scale_ignored"]),
+        ("q3_1", MISTAKES["kpm_polarity_build"]), ("q3_2", MISTAKES["additive_no_block"]), ("q4_2", MISTAKES["scale_ignored"]),
         ("q5_2", MISTAKES["ablate_columns"]), ("q6_2", MISTAKES["cross_no_mask"]), ("q7_2", MISTAKES["gqa_group_order"]),
         ("q7_3", MISTAKES["cache_forgot_new"]),
         ("q1_1", "반반 가중치를 받는 위치 0과 1의 토큰을 맞바꾸면"), ("q1_3", "이어 붙인 뒤 선형 변환은"),
         ("q2_1", "네 행렬을 모두 E × E로 세었습니다"), ("q2_2", "view까지만 계산했습니다"),
         ("q3_3", "인과 마스크가 실제 토큰에게서 [PAD] 키를 가리지 못합니다"), ("q4_1", "c = sqrt(d_k)입니다"),
-        ("q4_3", "노름의 제곱을 적었습니다"), ("q5_1", "가운데 학습률에서는 모든 시드가 풀었습니다"),
+        ("q4_3", "노름의 제곱을 적었습니다"), ("q5_1", "가운데 학습률에서는 헤드 하나가 풀었습니다"),
         ("q6_1", "batch_first=False이면 출력도"), ("q6_3", "정답 위치가 i와 같으면(n - 1 - i = i)"),
         ("q7_1", "키와 밸류 두 개를 모두 담습니다")]),
     "wrong_b": ({
@@ -196,8 +149,8 @@ WRONG = {
         "q5_1_finding": 'q5_1_finding = "b"\nq5_1_advantage = "a"\n',
         "def ablate_head": ABLATE_HEAD + "        m.W_v.weight[s] = 0.0\n    return m\n",
         "q6_1_output_shape": "q6_1_output_shape = (7, 2, 32)\nq6_1_weights_shape = (2, 4, 11, 7)\n",
-        "from attn_lib import scaled_dot_product_attention": cross_source("src_mask & causal_mask(y.shape[1], K.shape[2])")
-        .replace("import scaled_dot_product_attention", "import causal_mask, scaled_dot_product_attention"),
+        "def precompute_cross_kv": "from attn_lib import causal_mask\n\n\n"
+        + cross_source("src_mask & causal_mask(y.shape[1], K.shape[2])"),
         "q6_3_blocked": "q6_3_blocked = (5, 8)\nq6_3_leak = 0.0\n",
         "q7_1_bytes": "q7_1_bytes = 805306368\nq7_1_mha_bytes = 805306368\n",
         GQA_HEAD: gqa_source(scale=""),
@@ -211,7 +164,7 @@ WRONG = {
         ("q3_3", "맨 앞 [PAD] 쿼리 행은"), ("q3_3", "오른쪽 패딩이면 [PAD]가 모든 실제 토큰보다 뒤에"),
         ("q4_1", "1/sqrt(16)은 c = 1일 때의 배율"), ("q4_3", "원-핫일 때만 J = 0"), ("q5_1", "갈림길은 표현력이 아니었습니다"),
         ("q6_1", "행(L)은 디코더 쿼리"), ("q6_3", "모든 위치가 막히지는 않습니다"),
-        ("q7_1", "키·밸류 헤드 Hkv = 4개만")]),
+        ("q7_1", "키·밸류 헤드(Hkv)만 담습니다")]),
 }
 # 이름이 아니라 호출을 보는지: 모듈을 직접 부른 2.4와 getattr 로 숨긴 F.scaled_dot_product_attention 을 쓴 7.2는
 # 0점(all-or-nothing), 라이브러리와 같은 이름의 자기 함수를 쓴 7.2는 만점.
@@ -226,41 +179,39 @@ OWN_NAME = {  # 7.3도 이 이름을 부르므로(enable_gqa=...) 그 인자도 
 }
 
 
+
+
 @pytest.fixture(scope="module")
-def graded(dist: Path, tmp_path_factory):
+def graded(assignment_dist: Path, tmp_path_factory):
     """제출 9개를 만들어 scripts/grade.py로 한 번에 채점하고 (CSV 행, 피드백 폴더)를 돌려줍니다."""
+    require_sandbox()
+    dist = assignment_dist
     subs = tmp_path_factory.mktemp("submissions")
     nbformat.write(nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4), subs / "master.ipynb")
-    nbformat.write(nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4), subs / "untouched.ipynb")
+    nbformat.write(student(dist), subs / "untouched.ipynb")
     for name, changes in {**{n: c for n, (c, _) in WRONG.items()}, "library": LIBRARY, "own_name": OWN_NAME}.items():
-        nb = _solved(dist)
+        nb = solved(dist)
         for prefix, source in changes.items():
-            _define(nb, prefix, source)
+            define(nb, prefix, source)
         nbformat.write(nb, subs / f"{name}.ipynb")
-    nb = _solved(dist)
+    nb = solved(dist)
     nb.cells.insert(3, nbformat.v4.new_code_cell('raise RuntimeError("학생 코드의 오류")'))
-    _define(nb, "def key_padding_mask_for", "def key_padding_mask_for(lengths, S, side='right'):\n    raise ZeroDivisionError('망가짐')\n")
+    define(nb, "def key_padding_mask_for", "def key_padding_mask_for(lengths, S, side='right'):\n    raise ZeroDivisionError('망가짐')\n")
     nbformat.write(nb, subs / "raises.ipynb")
-    nb = _solved(dist)
-    nb.cells = [c for c in nb.cells if not (c.cell_type == "code" and 'grader.check("q2_4")' in c.source)]
+    nb = solved(dist)
+    nb.cells = [c for c in nb.cells if not (c.cell_type == "code" and c.source.startswith("grader.check"))]
     nbformat.write(nb, subs / "deleted_check.ipynb")
-    nb = _solved(dist)
+    nb = solved(dist)
     nb.cells.insert(3, nbformat.v4.new_code_cell("while True:\n    pass"))
     nbformat.write(nb, subs / "loops.ipynb")
-
     out = tmp_path_factory.mktemp("grades") / "grades.csv"
-    rc = _load("grade").main([str(subs), "--autograder", str(dist / f"{NAME}-autograder.zip"),
-                              "--output", str(out), "--timeout", "180", "--jobs", "2"])
-    assert rc == 0
-    with out.open(encoding="utf-8") as f:
-        rows = {r["student"]: r for r in csv.DictReader(f)}
-    return rows, out.with_name("grades_feedback")
+    return grade(subs, dist, out, timeout=120), out.with_name("grades_feedback")
 
 
 def test_csv_has_a_row_per_submission(graded):
     rows, _ = graded
     assert set(rows) == {"master", "untouched", "wrong_a", "wrong_b", "library", "own_name", "raises", "deleted_check", "loops"}
-    questions = [k for k in next(iter(rows.values())) if re.fullmatch(r"q\d_\d", k)]
+    questions = question_columns(next(iter(rows.values())))
     assert len(questions) >= 20
     assert {q[1] for q in questions} == set("1234567"), "장마다 문제가 있어야 합니다"
     assert all(sum(q[1] == ch for q in questions) >= 2 for ch in "1234567"), "장마다 두 문제 이상"
@@ -294,7 +245,7 @@ def assert_lost_points_with_feedback(graded, name: str, expected: list[tuple[str
 def test_wrong_variants_lose_points_and_get_the_targeted_hint(graded, name):
     expected = WRONG[name][1]
     rows, _ = graded
-    assert {q for q, _ in expected} == {k for k in rows["master"] if re.fullmatch(r"q\d_\d", k)}, "모든 문제가 틀려야 합니다"
+    assert {q for q, _ in expected} == set(question_columns(rows["master"])), "모든 문제가 틀려야 합니다"
     assert_lost_points_with_feedback(graded, name, expected)
 
 
@@ -322,128 +273,142 @@ def test_raising_deleting_and_looping_submissions_are_graded(graded):
     assert rows["loops"]["status"] == "timeout" and float(rows["loops"]["total"]) == 0.0
 
 
-# ---- 값과 선택지 문제의 힌트 (otter 없이, 숨은 테스트의 표를 그대로 읽어) ------------------------------------
+def test_feedback_never_shows_hidden_inputs_or_expected_values(graded, assignment_dist):
+    """숨은 경우의 피드백은 힌트만: 시드, 숨은 경우의 모양 설명, 정답 값이 피드백에 없습니다."""
+    rows, feedback = graded
+    bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in feedback.glob("*.txt"))
+    assert bundle["seed_key"] not in text
+    from attn_lib.exercises.judge import question_from_bundle, run_seeds  # 학생마다 다른 숨은 시드
 
-def _answer_checks() -> list[tuple[str, str, tuple, dict]]:
-    """마스터의 숨은 테스트에서 check_value / check_choice 호출을 모읍니다: (문제, 함수 이름, 위치 인자, 키워드 인자)."""
-    import ast
-
-    found, question = [], None
-    for cell in nbformat.read(MASTER, as_version=4).cells:
-        m = re.search(r"name:\s*(\w+)", cell.source) if cell.cell_type == "raw" else None
-        question = m.group(1) if m and cell.source.startswith("# BEGIN QUESTION") else question
-        if cell.cell_type != "code" or not cell.source.startswith("# HIDDEN"):
-            continue
-        for node in ast.walk(ast.parse(cell.source)):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("check_value", "check_choice"):
-                # 상수와 frozenset(...)만으로 된 인자 (저장소의 마스터 노트북이라 신뢰)
-                value = lambda n: eval(compile(ast.Expression(n), "hidden", "eval"), {"frozenset": frozenset})  # noqa: E731
-                args = tuple(value(a) for a in node.args[1:])
-                kwargs = {k.arg: value(k.value) for k in node.keywords}
-                found.append((question, node.func.id, args, kwargs))
-    return found
+    for name in rows:
+        for q in map(question_from_bundle, bundle["questions"]):
+            for runs in run_seeds(bundle["seed_key"], name, q).values():
+                assert not any(re.search(rf"\b{s}\b", text) for s in runs[1:]), (name, q.name)
 
 
-ANSWER_CHECKS = _answer_checks()
+# ---- 값과 선택지 문제의 힌트 (채점 묶음의 표를 그대로 읽어, 샌드박스 없이) -----------------------------
+
+def _answer_parts(dist: Path) -> list[tuple[str, dict]]:
+    bundle = json.loads((dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
+    return [(q["name"], p) for q in bundle["questions"] for p in q["parts"] if p["kind"] != "check"]
 
 
-def test_every_value_and_choice_question_has_hints_for_known_wrong_answers():
-    questions = {q for q, _, _, kw in ANSWER_CHECKS if kw.get("hints") or kw.get("default")}
-    assert len(questions) >= 10, questions
-    assert all(kw.get("hints") or kw.get("default") for _, _, _, kw in ANSWER_CHECKS)
+def _other_answer(fmt: dict, expected, avoid: list):
+    """형식은 맞지만 정답도, 힌트가 있는 틀린 답도 아닌 답 (기본 힌트가 나와야 하는 답)."""
+    def variants(value, rule):
+        kind = rule["type"]
+        if kind == "int":
+            yield from (v for k in range(1, 30) for v in (value + k, value - k)
+                        if (rule.get("lo") is None or v >= rule["lo"]) and (rule.get("hi") is None or v <= rule["hi"]))
+        elif kind == "number":
+            yield from (value * 1.5 + k for k in range(1, 30))
+        elif kind == "tuple":
+            rules = rule["items"] or [rule["of"]] * len(value)
+            yield from ((v, *value[1:]) for v in variants(value[0], rules[0]))
+        elif kind == "set":
+            item = rule["of"]
+            domain = [(b, i) for b in range(item["items"][0]["lo"], item["items"][0]["hi"] + 1)
+                      for i in range(item["items"][1]["lo"], item["items"][1]["hi"] + 1)]
+            yield from (set(value) ^ {d} for d in domain)
+    for candidate in variants(expected, fmt):
+        if candidate != expected and all(candidate != a for a in avoid):
+            return candidate
+    raise AssertionError(f"{fmt}: 다른 답을 만들지 못했습니다")
 
 
-@pytest.mark.parametrize("question, fn, args, kwargs", ANSWER_CHECKS, ids=[kw["name"] for _, _, _, kw in ANSWER_CHECKS])
-def test_each_known_wrong_value_or_choice_fails_with_its_hint(question, fn, args, kwargs):
-    from attn_lib.exercises import ExerciseFailure, check_choice, check_value
+def test_every_value_and_choice_question_has_hints_for_known_wrong_answers(assignment_dist):
+    parts = _answer_parts(assignment_dist)
+    assert len({q for q, _ in parts}) >= 10
+    assert all(p["hints"] or p.get("default") for _, p in parts)
 
-    if fn == "check_value":
-        correct = args[0]
-        check_value(correct, correct, **kwargs)  # 정답은 통과
-        wrong = {key: hint for key, hint in kwargs.get("hints", {}).items()}
-        wrong.setdefault(("틀린 답",), kwargs.get("default", ""))
-        for answer, hint in wrong.items():
-            with pytest.raises(ExerciseFailure) as info:
-                check_value(set(answer) if isinstance(answer, frozenset) else answer, correct, **kwargs)
-            assert hint in str(info.value) and re.search(r"[가-힣]", hint), (kwargs["name"], answer)
-    else:
-        correct = args[0]
-        check_choice(correct, correct, **kwargs)
-        for letter in kwargs["options"]:
-            answer = "".join(sorted(set(correct) ^ {letter}))
-            with pytest.raises(ExerciseFailure) as info:
-                check_choice(answer, correct, **kwargs)
-            assert kwargs["hints"][letter] in str(info.value), (kwargs["name"], letter)
+
+def test_each_known_wrong_value_or_choice_fails_with_its_hint(assignment_dist):
+    from attn_lib.exercises.codec import decode, encode
+    from attn_lib.exercises.judge import _judge_answer
+
+    checked = 0
+    for question, part in _answer_parts(assignment_dist):
+        assert _judge_answer(part, {"value": part["expected"]}) == (True, ""), (question, part["name"])
+        if part["kind"] == "value":
+            keys = [decode(k) for k, _ in part["hints"]]
+            wrong = [(decode(k), hint) for k, hint in part["hints"]]
+            wrong.append((_other_answer(part["format"], decode(part["expected"]), keys), part["default"]))
+            for answer, hint in wrong:
+                answer = set(answer) if isinstance(answer, frozenset) else answer
+                ok, text = _judge_answer(part, {"value": encode(answer)})
+                assert not ok and hint in text and re.search(r"[가-힣]", hint), (part["name"], answer, text)
+                checked += 1
+        else:
+            correct = decode(part["expected"])
+            for letter in part["options"]:
+                answer = "".join(sorted(set(correct) ^ {letter}))
+                ok, text = _judge_answer(part, {"value": encode(answer)})
+                assert not ok and part["hints"][letter] in text, (part["name"], letter)
+                checked += 1
+    assert checked >= 40
 
 
 # ---- 학생판에 새는 것이 없는지 --------------------------------------------------------------
 
-def _master_parts():
-    """마스터에서 (풀이 줄, 숨은 테스트 줄, 그 밖의 줄)을 모읍니다."""
-    nb = nbformat.read(MASTER, as_version=4)
-    solution, hidden, other = set(), set(), set()
-    mode = None
-    for cell in nb.cells:
-        src = cell.source.strip()
-        if cell.cell_type == "raw":
-            mode = {"# BEGIN SOLUTION": "solution", "# END SOLUTION": None, "# BEGIN TESTS": "tests",
-                    "# END TESTS": None}.get(src, mode)
-            continue
-        inside = False
-        for line in cell.source.splitlines():
-            stripped = line.strip()
-            if stripped.startswith("# BEGIN SOLUTION"):
-                inside = True
-                continue
-            if stripped.startswith("# END SOLUTION"):
-                inside = False
-                continue
-            if stripped.endswith("# SOLUTION"):
-                solution.add(stripped[: -len("# SOLUTION")].strip())
-            elif mode == "tests" and src.startswith("# HIDDEN"):
-                hidden.add(stripped)
-            elif inside:
-                solution.add(stripped)
-            else:
-                other.add(stripped)
-    keep = lambda lines: {line for line in lines if len(line) >= 12 and line not in other}  # noqa: E731
-    return keep(solution), keep(hidden - solution)
-
-
 def _student_text(dist: Path) -> str:
     parts = [(dist / "student" / f"{NAME}.ipynb").read_text(encoding="utf-8")]
-    parts += [p.read_text(encoding="utf-8") for p in sorted((dist / "student" / "tests").glob("*.py"))]
+    parts += [p.read_text(encoding="utf-8") for p in sorted((dist / "student").glob("*.json"))]
     nb = json.loads(parts[0])
     parts += ["".join(c["source"]) for c in nb["cells"]]  # JSON 이스케이프 없이도 찾도록
+    with zipfile.ZipFile(dist / f"{NAME}-student.zip") as zf:
+        parts += [zf.read(n).decode("utf-8", "replace") for n in zf.namelist()]
     return "\n".join(parts)
 
 
-def test_student_version_has_no_solution_lines(dist):
-    solution, _ = _master_parts()
-    assert len(solution) >= 20, "풀이 줄을 너무 적게 찾았습니다 (검사가 헛돌지 않는지)"
-    text = _student_text(dist)
-    leaked = sorted(line for line in solution if line in text)
-    assert not leaked, f"학생판에 풀이 줄이 있습니다: {leaked}"
+def _solution_lines(dist: Path) -> set[str]:
+    auto = nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4)
+    stud = {line.strip() for c in student(dist).cells for line in c.source.splitlines()}
+    return {line.strip() for c in auto.cells if c.cell_type == "code" for line in c.source.splitlines()
+            if len(line.strip()) >= 12 and line.strip() not in stud}
 
 
-def test_hidden_tests_are_only_in_the_autograder(dist):
-    _, hidden = _master_parts()
-    assert len(hidden) >= 10
-    text = _student_text(dist)
-    # 라이브러리는 줄 단위로 비교합니다: "return names" 같은 짧은 줄이 "return names[0] if ..." 의 앞부분과
-    # 겹쳐도 숨은 테스트가 새어 나간 것은 아닙니다. (Whole-line comparison for the public library.)
-    library = {line.strip() for p in (ROOT / "attn_lib").glob("*.py") for line in p.read_text(encoding="utf-8").splitlines()}
-    assert not sorted(line for line in hidden if line in text), "학생판에 숨은 테스트가 있습니다"
-    leaked = sorted(line for line in hidden if line in library)
-    assert not leaked, f"공개 라이브러리에 숨은 테스트가 있습니다: {leaked}"
-    import zipfile
+def test_student_version_has_no_solution_lines(assignment_dist):
+    lines = _solution_lines(assignment_dist)
+    assert len(lines) >= 20, "풀이 줄을 너무 적게 찾았습니다 (검사가 헛돌지 않는지)"
+    text = _student_text(assignment_dist)
+    assert not sorted(line for line in lines if line in text), "학생판에 풀이 줄이 있습니다"
 
-    with zipfile.ZipFile(dist / f"{NAME}-autograder.zip") as zf:
-        zipped = "\n".join(zf.read(n).decode("utf-8", "replace") for n in zf.namelist() if n.startswith("tests/"))
-    assert "seed=41" in zipped and "check_no_library_calls" in zipped and "check_value" in zipped
-    with zipfile.ZipFile(dist / f"{NAME}-student.zip") as zf:
-        assert not any("autograder" in n or n.endswith(".zip") for n in zf.namelist())
 
+def test_answers_and_hints_are_only_in_the_instructor_bundle(assignment_dist):
+    """값·선택지 힌트는 채점 묶음(강사 전용)에만: 학생판, 공개 명세, attn_lib 소스에 없습니다."""
+    hints = [h for _, p in _answer_parts(assignment_dist) for h in
+             ([t for _, t in p["hints"]] if p["kind"] == "value" else list(p["hints"].values())) + [p.get("default", "")] if h]
+    assert len(hints) >= 40
+    library = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "attn_lib").rglob("*") if p.suffix in (".py", ".json"))
+    text = _student_text(assignment_dist)
+    assert not [h for h in hints if h in text], "학생판에 힌트가 있습니다"
+    assert not [h for h in hints if len(h) >= 20 and h in library], "attn_lib 에 힌트가 있습니다"
+    public = json.loads((ROOT / "attn_lib" / "exercises" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
+    assert not re.search(r'"(expected|hints|default|seed_key)"', json.dumps(public))
+
+
+def test_package_data_holds_the_current_public_spec(assignment_dist):
+    """학생 노트북의 grader 가 쓰는 공개 명세(패키지 데이터)가 지금 마스터의 명세와 같습니다."""
+    from attn_lib.exercises.judge import question_from_bundle
+
+    bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
+    public = json.loads((ROOT / "attn_lib" / "exercises" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
+    want = json.loads(json.dumps([question_from_bundle(q).public() for q in bundle["questions"]]))
+    assert public["questions"] == want, "make assignments 로 attn_lib/exercises/public_spec.json 을 다시 쓰세요"
+
+
+def test_student_notebook_shows_each_questions_points(assignment_dist):
+    nb = student(assignment_dist)
+    bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for q in bundle["questions"]:
+        number = q["name"][1:].replace("_", ".")
+        assert re.search(rf"\*\*{re.escape(number)}\*\* \({q['points']:g}점", text), q["name"]
+    assert "모두 맞아야 점수를 받습니다" in text and "이미 만들어진 어텐션을 부르면 0점" in text
+
+
+# ---- 자기 점검 (학생판을 실제 커널로) ---------------------------------------------------------------
 
 def _run_checks(nb, folder: Path) -> dict[str, tuple[str, list]]:
     """``nb`` 를 ``folder`` 에서 실제 커널로 실행하고, ``grader.check("qN_M")`` 셀마다 (출력 글, 오류 출력)을 모읍니다."""
@@ -460,78 +425,125 @@ def _run_checks(nb, folder: Path) -> dict[str, tuple[str, list]]:
     return checks
 
 
-def test_student_check_speaks_korean_and_never_says_all_passed(dist, tmp_path):
-    """학생판 노트북을 실제 커널로 실행: 틀린 문제는 힌트, 맞은 문제는 '숨은 테스트는 제출 뒤'."""
-    nb = _solved(dist)
-    _define(nb, MHA_HEAD, mha_source(scale=""))
-    work = tmp_path / "student"
-    import shutil
-
-    shutil.copytree(dist / "student", work)
-    outputs = {q: text for q, (text, _) in _run_checks(nb, work).items()}
-    assert len(outputs) >= 20
-    assert all("All test cases passed" not in o and "passed!" not in o for o in outputs.values())
-    assert MISTAKES["no_scale"] in outputs["q2_4"]
-    assert "숨은 테스트는 제출한 뒤에 채점됩니다" in outputs["q2_3"]
-
-
-# ---- 어디서 열든 (Colab, Binder, JupyterHub, 내 컴퓨터) ---------------------------------------------
-
-def test_package_data_holds_the_current_public_tests(dist):
-    """학생 노트북의 첫 셀이 쓰는 attn_lib 패키지 데이터가 지금 마스터의 공개 테스트와 같습니다."""
-    build = _load("build_assignments")
-    bundle = json.loads(build.PUBLIC_TESTS.read_text(encoding="utf-8"))
-    assert bundle[NAME] == build.public_tests(dist), "make assignments 로 attn_lib/exercises/public_tests.json 을 다시 쓰세요"
-    hidden_markers = ("seed=41", "check_no_library_calls", "HIDDEN")
-    assert not any(m in text for text in bundle[NAME].values() for m in hidden_markers), "숨은 테스트가 패키지에 있습니다"
-
-
-def test_student_notebook_alone_in_an_empty_folder_checks_itself(dist, tmp_path):
-    """노트북 파일 하나만 빈 폴더에 두고 실행: 첫 셀이 ./tests 를 만들고 모든 grader.check 가 결과를 냅니다."""
-    work = tmp_path / "alone"
-    work.mkdir()
-    nb = _solved(dist)
-    _define(nb, MHA_HEAD, mha_source(scale=""))  # 한 문제는 틀리게
+@pytest.fixture(scope="module")
+def self_checked(assignment_dist, tmp_path_factory):
+    """학생판 노트북 파일 하나만 빈 폴더에 두고 실제 커널로: 2.4는 스케일링을 빼먹고, 7.2는 라이브러리를 부름."""
+    work = tmp_path_factory.mktemp("alone")
+    nb = solved(assignment_dist)
+    define(nb, MHA_HEAD, mha_source(scale=""))
+    define(nb, GQA_HEAD, LIBRARY[GQA_HEAD])
+    nb.cells.append(nbformat.v4.new_code_cell("print(grader.check_all())\nprint(grader.export())"))
     nbformat.write(nb, work / f"{NAME}.ipynb")
     assert [p.name for p in work.iterdir()] == [f"{NAME}.ipynb"]
-    checks = {}
-    for question, (text, errors) in _run_checks(nb, work).items():
-        assert not errors, f"{question}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
-        checks[question] = text
+    return _run_checks(nb, work), nb, work
+
+
+def test_self_check_runs_alone_and_speaks_korean(self_checked):
+    checks, _, _ = self_checked
     assert len(checks) >= 21
-    assert all("공개 테스트" in text for text in checks.values()), checks
-    assert MISTAKES["no_scale"] in checks["q2_4"]
-    assert sorted(p.name for p in (work / "tests").glob("*.py")) == sorted(f"{q}.py" for q in checks)
+    for question, (text, errors) in checks.items():
+        assert not errors, f"{question}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+        assert re.search(r"[가-힣]", text) and "All test cases passed" not in text, text
+    assert MISTAKES["no_scale"] in checks["q2_4"][0]
+    assert "숨은 테스트는 제출한 뒤에 채점됩니다" in checks["q2_3"][0]
 
 
-def test_feedback_keeps_every_failure_of_a_question():
-    """한 문제에 실패한 테스트가 둘이면 피드백에 두 힌트가 모두 있어야 합니다 (앞의 것만 남기던 버그)."""
-    output = """q3_3 results:
-    q3_3 - 1 result:
-        ❌ Test case failed
-        Exception raised:
-            Traceback (most recent call last):
-            attn_lib.exercises.engine.ExerciseFailure: [q3_3_dead_rows] 아직 틀렸습니다 (답: set()).
-            힌트: 첫째 힌트
-    q3_3 - 2 result:
-        ❌ Test case failed
-        Exception raised:
-            Traceback (most recent call last):
-            attn_lib.exercises.engine.ExerciseFailure: [q3_3_needs_padding] 아직 틀렸습니다 (고른 것: abcd).
-            힌트:
-            - (a) 둘째 힌트
-"""
-    text = _load("grade").korean_feedback("q3_3", 1.5, 3, output)
-    assert "첫째 힌트" in text and "- (a) 둘째 힌트" in text and "Traceback" not in text
+def test_self_check_says_the_value_itself_is_checked_at_grading(self_checked):
+    checks, _, _ = self_checked
+    for q in ("q1_1", "q2_1", "q6_1", "q7_1"):
+        assert "값이 맞는지는 제출한 뒤 채점할 때 확인합니다" in checks[q][0], checks[q][0]
 
 
-def test_installing_public_tests_never_overwrites_a_test_file(tmp_path):
-    """채점 폴더의 (숨은 테스트가 든) 파일을 공개 테스트로 덮어쓰면 숨은 테스트가 사라집니다."""
-    from attn_lib.exercises import install_public_tests
+def test_self_check_agrees_with_the_grade_on_library_calls(self_checked, graded):
+    """7.2에서 라이브러리를 부르면 자기 점검이 '0점이 됩니다'라고 말하고, 채점도 0점 (같은 규칙)."""
+    checks, _, _ = self_checked
+    assert "채점에서 이 문제는 0점이 됩니다" in checks["q7_2"][0] and "F.scaled_dot_product_attention" in checks["q7_2"][0]
+    rows, _ = graded
+    assert float(rows["library"]["q7_2"]) == 0.0
 
-    folder = tmp_path / "tests"
-    folder.mkdir()
-    (folder / "q2_4.py").write_text("# 숨은 테스트까지 든 채점용 파일\n", encoding="utf-8")
-    install_public_tests(NAME, folder)
-    assert (folder / "q2_4.py").read_text(encoding="utf-8") == "# 숨은 테스트까지 든 채점용 파일\n"
-    assert (folder / "q1_1.py").exists()
+
+def test_check_all_and_offline_export(self_checked):
+    _, nb, work = self_checked
+    out = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    assert not [o for o in nb.cells[-1].outputs if o.get("output_type") == "error"], out
+    assert "공개 점검: 21문제 가운데" in out
+    zipped = work / f"{NAME}_제출.zip"
+    assert zipped.exists() and zipfile.ZipFile(zipped).namelist() == [f"{NAME}.ipynb"]
+
+
+# ---- 비공개 마스터와 반 비밀 값 -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def class_dist(tmp_path_factory) -> tuple[Path, Path]:
+    """저장소 마스터를 '비공개 경로'에 복사하고 버리는 비밀 값으로 만든 반 판."""
+    private = tmp_path_factory.mktemp("private")
+    shutil.copy(MASTER, private / MASTER.name)
+    out = tmp_path_factory.mktemp("class_dist")
+    secret = private / "class.secret"
+    rc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_assignments.py"), "--master",
+                         str(private / MASTER.name), "--secret", str(secret), "--dist", str(out)],
+                        capture_output=True, text=True)
+    assert rc.returncode == 0, rc.stderr[-3000:]
+    assert "반 비밀 값을 새로 만들었습니다" in rc.stdout and oct(secret.stat().st_mode)[-3:] == "600"
+    return out / NAME, private
+
+
+def test_class_values_and_letters_differ_from_the_practice_version(class_dist, assignment_dist):
+    from attn_lib.exercises.codec import decode
+
+    dist, _ = class_dist
+    practice = {p["name"]: decode(p["expected"]) for _, p in _answer_parts(assignment_dist)}
+    ours = {p["name"]: decode(p["expected"]) for _, p in _answer_parts(dist)}
+    assert practice.keys() == ours.keys()
+    changed = [n for n in ours if ours[n] != practice[n]]
+    assert len(changed) >= 6, f"반마다 바뀐 답이 너무 적습니다: {changed}"
+    assert (dist / "student" / f"{NAME}.spec.json").exists(), "비공개 마스터의 학생판에는 공개 명세가 함께 있어야 합니다"
+    public_text = (ROOT / "attn_lib" / "exercises" / "public_spec.json").read_text(encoding="utf-8")
+    class_text = (dist / f"{NAME}-grading.json").read_text(encoding="utf-8")
+    assert json.loads(class_text)["seed_key"] not in public_text
+
+
+def test_class_master_gets_full_marks_and_practice_answers_do_not_transfer(class_dist, assignment_dist, tmp_path):
+    require_sandbox()
+    dist, _ = class_dist
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4), subs / "class_master.ipynb")
+    nbformat.write(nbformat.read(assignment_dist / "autograder" / f"{NAME}.ipynb", as_version=4), subs / "copied.ipynb")
+    rows = grade(subs, dist, tmp_path / "grades.csv", timeout=180)
+    assert float(rows["class_master"]["total"]) == float(rows["class_master"]["possible"])
+    value_questions = [q for q in question_columns(rows["copied"]) if float(rows["copied"][q]) < float(rows["class_master"][q])]
+    assert len(value_questions) >= 6, value_questions
+    assert float(rows["copied"]["total"]) < float(rows["class_master"]["total"])
+
+
+def test_a_changed_bundle_is_refused(class_dist, tmp_path):
+    dist, _ = class_dist
+    copy = tmp_path / "d"
+    shutil.copytree(dist, copy)
+    bundle = copy / f"{NAME}-grading.json"
+    bundle.chmod(0o644)
+    bundle.write_text(bundle.read_text(encoding="utf-8").replace('"points": 5', '"points": 500'), encoding="utf-8")
+    (tmp_path / "subs").mkdir()
+    nbformat.write(student(dist), tmp_path / "subs" / "x.ipynb")
+    with pytest.raises(SystemExit, match="해시"):
+        load_script("grade").main([str(tmp_path / "subs"), "--bundle", str(bundle), "--output", str(tmp_path / "g.csv")])
+
+
+def test_built_files_are_read_only(assignment_dist):
+    for name in (f"{NAME}-grading.json", f"{NAME}-autograder.zip"):
+        assert oct((assignment_dist / name).stat().st_mode)[-3:] == "444", name
+
+
+# ---- Gradescope zip (같은 명세; 학생 프로세스 안에서 채점) ---------------------------------------------
+
+def test_gradescope_zip_gives_the_master_full_marks_with_otter_run(assignment_dist, tmp_path):
+    nb = nbformat.read(assignment_dist / "autograder" / f"{NAME}.ipynb", as_version=4)
+    nbformat.write(nb, tmp_path / "master.ipynb")
+    out = tmp_path / "out"
+    out.mkdir()
+    subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(assignment_dist / f"{NAME}-autograder.zip"), "-o", str(out),
+                    "--no-logo", str(tmp_path / "master.ipynb")], check=True, capture_output=True, cwd=out)
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    tests = [t for t in results["tests"] if "max_score" in t]
+    assert len(tests) >= 21 and all(t["score"] == t["max_score"] for t in tests), [t["name"] for t in tests if t["score"] != t["max_score"]]

@@ -211,7 +211,14 @@ def _is_literal(stmt: ast.stmt) -> bool:
 
 def solution_units(master: Path = MASTER) -> dict[str, list[ast.stmt]]:
     """마스터 노트북의 풀이 셀에서 덩어리를 모읍니다: 함수 본문마다 하나, 셀의 맨 위 문장들 하나."""
-    nb = json.loads(master.read_text(encoding="utf-8"))
+    import sys
+
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from assignment_master import render  # 연습판의 값으로 채운 마스터 ({{이름}} 자리표시를 바꿈)
+
+    nb = json.loads(nbformat.writes(render(nbformat.read(master, as_version=4), None, master.stem).nb))
     units: dict[str, list[ast.stmt]] = {}
     question, in_solution = None, False
     for cell in nb["cells"]:

@@ -39,6 +39,12 @@ def _close(a: Any, b: Any, tol: float) -> bool:
     return a == b
 
 
+def _short(value: Any, limit: int = 80) -> str:
+    """답을 짧게 (피드백이 학생 값으로 부풀지 않도록)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def check_value(answer: Any, correct: Any, *, name: str, hints: Mapping[Any, str] | None = None,
                 default: str = "", tol: float = 1e-6) -> None:
     """값을 묻는 문제: ``answer``가 ``correct``와 (허용 오차 ``tol`` 안에서) 같지 않으면 힌트와 함께 실패합니다.
@@ -63,8 +69,9 @@ def check_value(answer: Any, correct: Any, *, name: str, hints: Mapping[Any, str
     if _close(got, want, tol):
         return
     hint = next((text for key, text in (hints or {}).items() if _close(got, _normalize(key), tol)), default)
-    raise ExerciseFailure(f"[{name}] 아직 틀렸습니다 (답: {answer!r}).\n힌트: {hint}" if hint else
-                          f"[{name}] 아직 틀렸습니다 (답: {answer!r}).")
+    shown = _short(answer)
+    raise ExerciseFailure(f"[{name}] 아직 틀렸습니다 (답: {shown}).\n힌트: {hint}" if hint else
+                          f"[{name}] 아직 틀렸습니다 (답: {shown}).")
 
 
 def check_choice(answer: Any, correct: str, *, name: str, options: str, hints: Mapping[str, str]) -> None:
@@ -96,5 +103,6 @@ def check_choice(answer: Any, correct: str, *, name: str, options: str, hints: M
     if not wrong:
         return
     lines = [f"- ({c}) {hints[c]}" for c in wrong if c in hints]
+    chosen = {c for c in chosen if len(c) == 1}
     raise ExerciseFailure(f"[{name}] 아직 틀렸습니다 (고른 것: {''.join(sorted(chosen)) or '없음'}).\n힌트:\n" + "\n".join(lines)
                           if lines else f"[{name}] 아직 틀렸습니다 (고른 것: {''.join(sorted(chosen)) or '없음'}).")

@@ -1,6 +1,6 @@
 """채점 하네스: 샌드박스 **안에서** 학생 노트북을 실행하고, 문제마다 값만 JSON으로 내보냅니다.
 
-    python -m attn_lib.exercises.harness 제출.ipynb 계획.json 결과.json
+    python -c "from attn_lib.exercises.harness import main; main()" 제출.ipynb 계획.json fd:3
 
 1. 노트북의 코드 셀을 IPython 셸 하나에서 차례로 실행합니다 (셀이 오류를 내도 다음 셀로 갑니다).
 2. 채점 계획(``plan``)의 문제마다 값을 모읍니다.
@@ -10,7 +10,7 @@
      함수를 부르고, 인자의 뼈대(형과 모양), 반환값, 낸 예외, 제자리에서 바뀐 인자, 그동안 불린 금지 어텐션 함수를 적습니다.
      채점기가 이 안에서 내린 판정은 버립니다.
 
-3. 결과를 ``결과.json``에 씁니다(문제마다 다시 써서, 도중에 멈춰도 앞의 문제는 남음).
+3. 결과를 JSON 줄로 씁니다(문제마다 한 줄이라, 도중에 멈춰도 앞의 문제는 남음).
 
 점수는 여기서 정하지 않습니다. 샌드박스 밖의 채점 프로세스(``judge.py``)가 같은 공개 채점기를 같은 시드로 돌리며 학생
 함수 대신 이 기록을 되돌려 주고(재생), 정답과 비교해 점수를 매깁니다. 그래서 학생 코드가 이 프로세스 안의 무엇을
@@ -190,34 +190,32 @@ def run_notebook(path: str, namespace: dict | None = None) -> tuple[dict, dict]:
     return shell.user_ns, {"cells": len(cells), "errors": errors}
 
 
-def _write(out: str, data: dict) -> None:
-    tmp = out + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, allow_nan=False)
-    os.replace(tmp, out)
+def _emit(stream: Any, record: dict) -> None:
+    stream.write(json.dumps(record, ensure_ascii=False) + "\n")  # 인자 뼈대의 nan 도 그대로 (파이썬 json 이 읽음)
+    stream.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m attn_lib.exercises.harness 노트북 계획 결과``.
+    """``python -c "from attn_lib.exercises.harness import main; main()" 노트북 계획 결과``.
+
+    ``결과``가 ``fd:N``이면 열린 파일 서술자 N에, 아니면 그 파일에 JSON 줄을 씁니다: 노트북을 실행한 뒤 한 줄
+    (``{"executed": …}``), 문제마다 한 줄(``{"question": 이름, "result": …}``), 끝에 ``{"done": true}``.
+    샌드박스에는 쓸 수 있는 바깥 폴더가 없고, 이 서술자 하나(크기 제한이 걸린 파일)로만 값을 내보냅니다.
 
     Shape:
         - 해당 없음
     """
-    notebook, plan_path, out = (argv if argv is not None else sys.argv[1:])[:3]
+    args = argv if argv is not None else sys.argv[1:]
+    notebook, plan_path, out = args[:3]
     with open(plan_path, encoding="utf-8") as f:
         plan = json.load(f)
+    stream = os.fdopen(int(out[3:]), "a", encoding="utf-8") if out.startswith("fd:") else open(out, "a", encoding="utf-8")
     os.environ[GRADING_ENV] = "1"
     torch.set_num_threads(1)
     start = time.monotonic()
-    data: dict[str, Any] = {"format": 1, "questions": {}}
-    _write(out, data)
     namespace, executed = run_notebook(notebook)
-    data["executed"] = {**executed, "seconds": round(time.monotonic() - start, 2)}
+    _emit(stream, {"executed": {**executed, "seconds": round(time.monotonic() - start, 2)}})
     for question in plan["questions"]:
-        data["questions"][question["name"]] = probe_question(question, namespace)
-        _write(out, data)
+        _emit(stream, {"question": question["name"], "result": probe_question(question, namespace)})
+    _emit(stream, {"done": True})
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,7 @@ from .engine import ExerciseFailure
 from .hints import MISTAKES
 from .spec import Question, format_error
 
-__all__ = ["QuestionGrade", "judge_question", "judge_part_runs", "LOCK"]
+__all__ = ["QuestionGrade", "judge_question", "judge_part_runs", "parse_results", "LOCK"]
 
 #: 채점기는 전역 난수 상태(torch.manual_seed)를 잠깐 바꾸므로, 한 프로세스에서 여러 스레드가 동시에 재생하지 않게 합니다.
 LOCK = threading.Lock()
@@ -212,8 +213,11 @@ def judge_question(question: Question, result: Any, seeds: dict[int, list[int]])
         else:
             outcomes.append(_judge_answer({"kind": part.kind, **part.data}, got))
     passed = sum(ok for ok, _ in outcomes)
-    lines = [text for ok, text in outcomes if not ok and text]
-    lines = list(dict.fromkeys(lines))  # 같은 말은 한 번만
+    lines: list[str] = []
+    for ok, text in outcomes:  # 같은 말, 그리고 앞의 보고서에 이미 있는 힌트는 한 번만
+        hint = text.split("힌트: ", 1)[-1] if text.startswith("숨은 경우에서 틀렸습니다.") else None
+        if not ok and text and text not in lines and not (hint and any(hint in line for line in lines)):
+            lines.append(text)
     if library:
         lines.insert(0, f"직접 구현해야 하는 문제입니다: 실행하는 동안 {', '.join(sorted(library))}이(가) 불려 이 문제는 0점입니다.")
         score = 0.0
@@ -279,3 +283,29 @@ def question_from_bundle(data: dict) -> Question:
 
     return Question(str(data["name"]), float(data["points"]), bool(data["all_or_nothing"]),
                     [Part(p["kind"], {k: v for k, v in p.items() if k != "kind"}) for p in data["parts"]])
+
+
+def parse_results(raw: bytes, max_lines: int = 10_000) -> dict:
+    """하네스가 쓴 JSON 줄을 읽습니다. 읽을 수 없는 줄은 건너뛰고, 같은 문제가 여러 번 나오면 마지막 줄을 씁니다.
+
+    Returns:
+        ``{"executed": …, "questions": {이름: 결과}, "done": bool}``.
+
+    Shape:
+        - 해당 없음
+    """
+    out: dict = {"executed": None, "questions": {}, "done": False}
+    for line in raw.splitlines()[:max_lines]:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        if isinstance(record.get("question"), str) and isinstance(record.get("result"), dict):
+            out["questions"][record["question"]] = record["result"]
+        elif record.get("done") is True:
+            out["done"] = True
+        elif isinstance(record.get("executed"), dict):
+            out["executed"] = record["executed"]
+    return out

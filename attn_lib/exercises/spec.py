@@ -199,7 +199,17 @@ class Question:
         return note
 
 
-def value(name: str, fmt: dict, *, hints: dict | None = None, default: str = "", tol: float = 1e-6) -> Part:
+def _integral(rule: dict) -> bool:
+    """정수만으로 된 형식인지 (정수, 정수의 튜플·집합): 이런 답은 허용 오차 없이 비교합니다."""
+    if rule["type"] == "int":
+        return True
+    if rule["type"] in ("tuple", "set"):
+        rules = rule.get("items") or [rule["of"]]
+        return all(_integral(r) for r in rules)
+    return False
+
+
+def value(name: str, fmt: dict, *, hints: dict | None = None, default: str = "", tol: float | None = None) -> Part:
     """값을 묻는 부분. 정답은 마스터의 풀이를 실행해 얻습니다(명세에 따로 적지 않음).
 
     Args:
@@ -207,11 +217,12 @@ def value(name: str, fmt: dict, *, hints: dict | None = None, default: str = "",
         fmt: 형식 (``Int()``, ``Tuple(of=Number(), n=3)`` …). 공개 점검이 확인합니다.
         hints: 알려진 틀린 답 -> 한국어 힌트 (강사 전용).
         default: 알려진 틀린 답이 아닐 때의 힌트 (강사 전용).
-        tol: 수를 비교할 상대·절대 허용 오차.
+        tol: 수를 비교할 상대·절대 허용 오차. 주지 않으면 정수 형식은 0(정확히), 그 밖은 1e-6.
 
     Shape:
         - 해당 없음
     """
+    tol = (0.0 if _integral(fmt) else 1e-6) if tol is None else tol
     return Part("value", {"name": name, "format": fmt, "tol": tol, "hints": dict(hints or {}), "default": default})
 
 

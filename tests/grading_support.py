@@ -1,0 +1,94 @@
+"""채점 테스트가 함께 쓰는 도구: 배포판 만들기, 제출 만들기(풀이, 빈 답, 공격 셀), make grade 돌리기.
+
+배포판은 ``make assignments``와 같은 코드(``scripts/build_assignments.py``)로 세션마다 한 번 임시 폴더에 만듭니다
+(``tests/conftest.py``의 ``assignment_dist``). 채점은 ``scripts/grade.py``의 ``main``을 그대로 부르고, 샌드박스가
+없는 기계(bwrap 없음, root 아님)에서는 그 테스트를 이유와 함께 건너뜁니다. ``make test``는 bubblewrap을 설치합니다.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MASTER = ROOT / "assignments" / "attention_hw.ipynb"
+NAME = MASTER.stem
+
+
+def load_script(name: str):
+    """``scripts/<name>.py``를 모듈로 (scripts/ 는 패키지가 아님)."""
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclass 가 자기 모듈을 찾을 수 있게
+    spec.loader.exec_module(module)
+    return module
+
+
+def require_sandbox() -> None:
+    """샌드박스를 쓸 수 없으면 이유와 함께 테스트를 건너뜁니다."""
+    sandbox = load_script("sandbox")
+    try:
+        sandbox.check_available()
+    except sandbox.SandboxUnavailable as exc:
+        pytest.skip(f"샌드박스를 쓸 수 없습니다: {exc}")
+
+
+def student(dist: Path):
+    return nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4)
+
+
+def define(nb, prefix: str, source: str) -> None:
+    """``prefix``로 시작하는 코드 셀(학생이 채우는 셀)을 ``source``로 바꿉니다."""
+    cells = [c for c in nb.cells if c.cell_type == "code" and c.source.lstrip().startswith(prefix)]
+    assert len(cells) == 1, f"{prefix!r}로 시작하는 셀이 하나여야 하는데 {len(cells)}개입니다"
+    cells[0].source = source
+
+
+def solution_sources(dist: Path) -> dict[str, str]:
+    """풀이 노트북(autograder)에서 학생판의 각 답 셀에 해당하는 풀이 셀을 찾습니다 (첫 줄 -> 풀이)."""
+    auto = nbformat.read(dist / "autograder" / f"{NAME}.ipynb", as_version=4)
+    stud = student(dist)
+    answers = {}
+    for s_cell, a_cell in zip(stud.cells, auto.cells):
+        if s_cell.cell_type == "code" and s_cell.source != a_cell.source:
+            answers[s_cell.source.lstrip().split("\n")[0]] = a_cell.source
+    return answers
+
+
+def solved(dist: Path):
+    """학생판에 마스터 풀이를 채운 노트북 (학생이 다 맞힌 제출)."""
+    nb = student(dist)
+    answers = solution_sources(dist)
+    for cell in nb.cells:
+        first = cell.source.lstrip().split("\n")[0] if cell.cell_type == "code" else None
+        if first in answers:
+            cell.source = answers[first]
+    return nb
+
+
+def with_cell(nb, source: str, position: int = 2):
+    """``position`` 자리(기본: 첫 코드 셀 다음)에 코드 셀 하나를 넣은 노트북."""
+    nb.cells.insert(position, nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def grade(subs: Path, dist: Path, out: Path, *, timeout: float = 240, jobs: int = 2) -> dict[str, dict]:
+    """``scripts/grade.py``로 채점하고 학생 -> CSV 행."""
+    rc = load_script("grade").main([str(subs), "--bundle", str(dist / f"{NAME}-grading.json"), "--output", str(out),
+                                    "--timeout", str(timeout), "--jobs", str(jobs)])
+    assert rc == 0
+    with out.open(encoding="utf-8") as f:
+        return {r["student"]: r for r in csv.DictReader(f)}
+
+
+def question_columns(row: dict) -> list[str]:
+    return [k for k in row if k.startswith("q") and k[1:2].isdigit()]

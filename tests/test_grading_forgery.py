@@ -1,0 +1,236 @@
+"""점수를 위조하려는 제출: 학생 프로세스는 값만 내보내고, 점수는 학생 코드가 없는 채점 프로세스가 매깁니다.
+
+공격 노트북은 모두 **빈 답**(학생판 그대로)에 공격 셀 하나를 더한 것이라, 받아야 할 점수는 0점입니다. 공격마다:
+
+- 테스트 실행기 바꾸기 (``doctest.DocTestRunner``, otter의 채점 객체, attn_lib 채점기와 비교 도구 자체)
+- 비교 함수 바꾸기 (``torch.allclose``, ``torch.equal``, ``torch.testing.assert_close``, ``numpy.isclose``,
+  ``math.isclose``)
+- 늘 같다고 답하는 객체, ``__eq__``·``__float__``·``__len__``·``__index__``가 거짓말하는 객체, 텐서 하위 클래스
+- 점수 객체 (``_score``, ``score`` 속성) 만들기, 결과 서술자에 점수 줄 쓰기
+- 테스트 파일 다시 쓰기 (``tests/*.py``)
+- 샌드박스 어디에선가 정답지(마스터, 채점 묶음, 풀이 노트북)를 찾아 실행하기
+
+그리고 비교 함수를 바꾼 **맞는** 풀이는 여전히 만점입니다(자기 답이 버는 만큼). 마지막으로 샌드박스 안에서 보이는 파일을
+모두 나열해, 채점 묶음의 정답·힌트·숨은 시드 열쇠가 어느 파일에도 없음을 확인합니다.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading_support import NAME, grade, load_script, require_sandbox, solved, student, with_cell
+
+pytestmark = pytest.mark.slow
+
+PATCH_COMPARISONS = """import math, numpy, torch, torch.testing
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+torch.Tensor.__eq__ = lambda self, other: torch.ones((), dtype=torch.bool)
+torch.testing.assert_close = lambda *a, **k: None
+numpy.isclose = lambda *a, **k: True
+math.isclose = lambda *a, **k: True
+"""
+
+ALWAYS_EQUAL = """import torch
+
+class AlwaysEqual(float):
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __hash__(self): return 0
+    def __float__(self): return 2.0
+    def __index__(self): return 2
+    def __int__(self): return 2
+    def __len__(self): return 3
+    def __iter__(self): return iter([0.25, 0.25, 0.5])
+    def __getitem__(self, i): return 0.25
+
+class Liar:
+    def __eq__(self, other): return True
+    def __len__(self): return 4
+    def __float__(self): return 8.0
+    def __iter__(self): return iter([2, 3, 7, 4])
+
+class LyingTensor(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func in (torch.allclose, torch.equal):
+            return True
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+ans = AlwaysEqual(0.0)
+q1_1_same_orders = ans; q1_1_output = ans; q1_3_breaks = Liar(); q2_1_params = ans; q2_1_params_16 = Liar()
+q2_2_shape = Liar(); q3_3_pad_rows = Liar(); q3_3_dead_rows = ans; q4_1_c = ans; q4_1_scale_16 = Liar()
+q4_3_norms = Liar(); q6_1_output_shape = Liar(); q6_1_weights_shape = ans; q6_3_blocked = Liar(); q6_3_leak = ans
+q7_1_bytes = ans; q7_1_mha_bytes = Liar(); q5_1_finding = Liar(); q5_1_advantage = ans
+
+def query_for_shares(shares, S, c=20.0):
+    return torch.zeros(S).as_subclass(LyingTensor)
+
+def key_padding_mask_for(lengths, S, side="right"):
+    return ans
+
+def gqa_attention(query, key, value, attn_mask=None):
+    return Liar(), Liar()
+"""
+
+ATTACKS = {
+    "patched_runners": """import doctest, sys, types
+class Runner(doctest.DocTestRunner):
+    def run(self, *a, **k):
+        return doctest.TestResults(0, 1)
+doctest.DocTestRunner = Runner
+import attn_lib.exercises.engine as engine, attn_lib.exercises.judge as judge, attn_lib.exercises as ex
+ok = engine.CheckResult("x", True, "")
+engine._run = lambda *a, **k: ok
+for name in list(ex.CHECKERS):
+    ex.CHECKERS[name] = lambda *a, **k: ok
+judge.judge_question = lambda q, *a, **k: judge.QuestionGrade(q.name, 999.0, q.points)
+sys.modules["otter"] = types.SimpleNamespace(Notebook=None)
+""",
+    "patched_comparisons": PATCH_COMPARISONS,
+    "always_equal": ALWAYS_EQUAL,
+    "score_objects": """import os, json
+class Score:
+    _score = 21000
+    score = 21000
+    passed = True
+    possible = 51
+for name in ("q1_1", "q2_4", "q7_2", "grader_score", "_score"):
+    globals()[name] = Score()
+line = json.dumps({"question": "q2_4", "result": {"parts": [{"runs": []}], "score": 21000, "passed": True}}) + "\\n"
+for fd in range(3, 40):
+    try:
+        os.write(fd, line.encode())
+    except OSError:
+        pass
+""",
+    "rewritten_tests": """import os, pathlib
+for folder in ("tests", "/job/in/tests", "/tmp/tests", os.path.expanduser("~/tests")):
+    try:
+        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
+        for q in ("q1_1", "q2_4", "q7_2"):
+            (pathlib.Path(folder) / f"{q}.py").write_text("test = {'name': '%s', 'points': 1000, 'suites': []}" % q)
+    except OSError:
+        pass
+""",
+    "answer_key_hunt": """import os, json
+found = []
+for root, dirs, files in os.walk("/"):
+    if root.startswith(("/proc", "/sys", "/dev")):
+        dirs[:] = []
+        continue
+    for f in files:
+        if f.endswith((".ipynb", "grading.json", ".zip")) or "autograder" in f or "secret" in f:
+            found.append(os.path.join(root, f))
+for path in found:
+    try:
+        if path.endswith(".ipynb") and path != "/job/in/submission.ipynb":
+            for cell in json.load(open(path))["cells"]:
+                if cell["cell_type"] == "code" and "SOLUTION" in "".join(cell["source"]):
+                    exec("".join(cell["source"]), globals())
+        elif path.endswith("grading.json"):
+            for q in json.load(open(path))["questions"]:
+                for p in q["parts"]:
+                    if "expected" in p:
+                        globals()[p["name"]] = p["expected"]
+    except Exception:
+        pass
+print("found", found)
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def forged(assignment_dist: Path, tmp_path_factory):
+    require_sandbox()
+    subs = tmp_path_factory.mktemp("forgers")
+    for name, cell in ATTACKS.items():
+        nbformat.write(with_cell(student(assignment_dist), cell), subs / f"{name}.ipynb")
+    # 맞는 풀이에 비교 함수를 바꾸는 셀: 자기 답이 버는 만큼(만점)
+    nbformat.write(with_cell(solved(assignment_dist), PATCH_COMPARISONS), subs / "right_but_patched.ipynb")
+    return grade(subs, assignment_dist, tmp_path_factory.mktemp("forged") / "grades.csv", timeout=150)
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_a_blank_submission_gets_zero_whatever_it_patches(forged, attack):
+    row = forged[attack]
+    assert float(row["total"]) == 0.0, row
+    assert all(0.0 <= float(row[q]) for q in row if q.startswith("q"))
+
+
+def test_patched_comparisons_do_not_cost_a_right_solution_its_points(forged):
+    row = forged["right_but_patched"]
+    assert float(row["total"]) == float(row["possible"]) > 0, row
+
+
+def _nested(depth: int) -> list:
+    value: list = [1]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_scores_are_capped_to_each_questions_points(assignment_dist, tmp_path):
+    """채점 프로세스가 어떤 결과를 받아도 문제 점수는 [0, 배점]."""
+    from attn_lib.exercises.judge import judge_question, question_from_bundle, run_seeds
+
+    bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
+    junk = [None, {}, {"parts": "x"}, {"parts": [{"value": {"tensor": {"dtype": "float32", "shape": [10**9], "data": []}}}]},
+            {"parts": [{"runs": [{"calls": [{"fn": "x", "result": {"opaque": "Score"}}] * 3}]}], "score": 10**6},
+            {"parts": [{"value": _nested(40)}]}]
+    for data in bundle["questions"]:
+        q = question_from_bundle(data)
+        for result in junk:
+            g = judge_question(q, result, run_seeds("k", "s", q))
+            assert 0.0 <= g.score <= q.points
+
+
+def test_the_sandbox_sees_no_answer_key(assignment_dist, tmp_path):
+    """샌드박스 안에서 보이는 모든 파일을 나열하고, 채점 묶음의 정답·힌트·시드 열쇠·풀이가 어디에도 없음을 확인합니다."""
+    require_sandbox()
+    sandbox = load_script("sandbox")
+    bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
+    secrets_ = [bundle["seed_key"]]
+    for q in bundle["questions"]:
+        for p in q["parts"]:
+            hints = [t for _, t in p["hints"]] if p["kind"] == "value" else list(p.get("hints", {}).values())
+            secrets_ += [h for h in hints + [p.get("default", "")] if len(h) >= 20]
+    solution = nbformat.read(assignment_dist / "autograder" / f"{NAME}.ipynb", as_version=4)
+    secrets_ += [line.strip() for c in solution.cells if c.cell_type == "code" for line in c.source.splitlines()
+                 if "# SOLUTION" in line and len(line.strip()) > 30]
+    lister = tmp_path / "in" / "list.py"
+    lister.parent.mkdir()
+    lister.parent.chmod(0o755)
+    lister.write_text("""import os, sys
+out = open(int(sys.argv[1]), "w")
+for root, dirs, files in os.walk("/"):
+    if root in ("/proc", "/sys", "/dev"):
+        dirs[:] = []
+        continue
+    for f in files:
+        out.write(os.path.join(root, f) + "\\n")
+""", encoding="utf-8")
+    lister.chmod(0o644)
+    listing = tmp_path / "listing.txt"
+    outcome = sandbox.run(0, tmp_path, [sys.executable, "/job/in/list.py", "{fd}"], 120, tmp_path / "log.txt", listing)
+    assert outcome.returncode == 0, (tmp_path / "log.txt").read_text()
+    paths = listing.read_text().splitlines()
+    assert len(paths) > 1000 and "/job/in/list.py" in paths
+    assert not [p for p in paths if p.endswith(("grading.json", "autograder.zip", ".secret", "grades.csv"))
+                or ("/assignments/" in p and p.endswith(".ipynb"))]
+    import attn_lib
+
+    library = Path(attn_lib.__file__).resolve().parent
+    readable = [Path(p) for p in paths if p.startswith(str(library)) and p.endswith((".py", ".json", ".txt", ".ipynb"))]
+    assert sorted(p for p in paths if p.startswith("/job/")) == ["/job/in/list.py"]
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in readable)
+    found = [s for s in secrets_ if s in text]
+    assert len(secrets_) >= 40 and not found, found[:3]
+    site = subprocess.run(["grep", "-rlF", bundle["seed_key"], sys.prefix], capture_output=True, text=True)
+    assert site.stdout == "", site.stdout

@@ -1,0 +1,225 @@
+"""채점의 부품을 따로: 값 주고받기(codec), 형식 규칙, 기록과 재생, 점수 규칙, 결과 줄 읽기, 자기 점검.
+
+샌드박스 없이 빠르게 돕니다. 전체 흐름(샌드박스 안의 하네스와 밖의 채점)은 ``test_assignments.py``,
+공격은 ``test_grading_sandbox.py``와 ``test_grading_forgery.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from attn_lib import MultiHeadAttention
+from attn_lib.exercises import CHECKERS
+from attn_lib.exercises.codec import CodecError, Opaque, decode, encode
+from attn_lib.exercises.harness import GRADING_ENV, Recorder
+from attn_lib.exercises.judge import judge_part_runs, judge_question, parse_results, run_seeds
+from attn_lib.exercises.selfcheck import SelfCheck
+from attn_lib.exercises.spec import Int, Number, Part, Question, SetOf, Tuple, check, format_error, value
+
+
+def roundtrip(x):
+    return decode(json.loads(json.dumps(encode(x))))
+
+
+def test_plain_values_survive_the_trip_with_their_types():
+    for x in [None, True, 3, -2**40, 0.1, "글자", (1, 2.5), [1, [2]], frozenset({(0, 1), (2, 3)}), Ellipsis]:
+        assert roundtrip(x) == x and type(roundtrip(x)) is type(x), x
+    assert roundtrip({(0, 1)}) == frozenset({(0, 1)})
+    assert math.isnan(roundtrip(float("nan"))) and roundtrip(float("-inf")) == float("-inf")
+    assert roundtrip(np.float64(0.5)) == 0.5 and roundtrip(torch.Size([2, 3])) == (2, 3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.int64, torch.bool])
+def test_tensors_survive_exactly_with_nan_and_inf(dtype):
+    t = torch.tensor([[0.1, -2.0, float("inf")], [float("-inf"), 3.0, 0.0]]) if dtype.is_floating_point else torch.tensor([[1, 0, 1]])
+    t = t.to(dtype)
+    back = roundtrip(t)
+    assert back.dtype == dtype and back.shape == t.shape
+    assert torch.equal(torch.nan_to_num(back.double()), torch.nan_to_num(t.double()))
+    nan = torch.tensor([float("nan")])
+    assert torch.isnan(roundtrip(nan)).all()
+
+
+def test_attention_modules_come_back_as_the_trusted_class():
+    torch.manual_seed(0)
+    m = MultiHeadAttention(8, 2, num_kv_heads=1).eval()
+    back = roundtrip(m)
+    assert type(back) is MultiHeadAttention and back.num_kv_heads == 1
+    x = torch.randn(1, 3, 8)
+    assert torch.equal(back(x)[0], m(x)[0])
+
+
+def test_lying_objects_become_opaque_or_their_true_value():
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    class LyingInt(int):
+        def __index__(self):
+            return 999
+
+        def __eq__(self, other):
+            return True
+
+    class Sub(torch.Tensor):
+        def tolist(self):
+            return [42]
+
+    assert isinstance(roundtrip(AlwaysEqual()), Opaque)
+    assert not (roundtrip(AlwaysEqual()) == 1)
+    assert roundtrip(LyingInt(3)) == 3 and type(roundtrip(LyingInt(3))) is int
+    back = roundtrip(torch.zeros(2).as_subclass(Sub))
+    assert type(back) is torch.Tensor and back.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("bad", [
+    {"tensor": {"dtype": "float32", "shape": [3], "data": [1.0]}},
+    {"tensor": {"dtype": "complex64", "shape": [1], "data": [1.0]}},
+    {"tensor": {"dtype": "int64", "shape": [1], "data": [True]}},
+    {"tensor": {"dtype": "float32", "shape": [10**9], "data": []}},
+    {"module": {"type": "os.system", "config": {}, "state": {}}},
+    {"pickle": "gASV"},
+    {"tuple": [1], "extra": 2},
+])
+def test_malformed_json_is_refused(bad):
+    with pytest.raises(CodecError):
+        decode(bad)
+
+
+def test_format_rules_say_what_came_in_korean():
+    assert format_error((1, 2, 3), Tuple(of=Int(), n=3)) is None
+    assert "튜플" in format_error([1, 2, 3], Tuple(of=Int(), n=3))
+    assert "bool" in format_error(True, Int())
+    assert format_error({(0, 1)}, SetOf(Tuple(Int(0, 2), Int(0, 3)))) is None
+    assert "0 이상 2 이하의 정수" in format_error({(5, 1)}, SetOf(Tuple(Int(0, 2), Int(0, 3))))
+    assert "양수" in format_error(-1.0, Number(positive=True))
+
+
+def test_results_lines_skip_garbage_and_the_last_line_wins():
+    raw = b"\n".join([b"not json", json.dumps({"executed": {"cells": 1}}).encode(),
+                      json.dumps({"question": "q1", "result": {"parts": [1]}}).encode(), b"[1, 2]",
+                      json.dumps({"question": "q1", "result": {"parts": [2]}}).encode(), json.dumps({"done": True}).encode()])
+    out = parse_results(raw)
+    assert out["done"] and out["questions"]["q1"] == {"parts": [2]} and out["executed"] == {"cells": 1}
+
+
+# ---- 기록과 재생 ----------------------------------------------------------------------------------
+
+def _record(part: dict, functions: dict, seeds: list[int]) -> list[dict]:
+    runs = []
+    for seed in seeds:
+        rec = Recorder(functions, part.get("forbid_library", False))
+        CHECKERS[part["checker"]](*rec.stand_ins, seed=seed)
+        runs.append({"calls": json.loads(json.dumps(rec.calls)), "inputs": {n: True for n in functions}})
+    return runs
+
+
+def _gqa(query, key, value, attn_mask=None):
+    G = query.shape[1] // key.shape[1]
+    k, v = key.repeat_interleave(G, dim=1), value.repeat_interleave(G, dim=1)
+    s = query @ k.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if attn_mask is not None:
+        s = s.masked_fill(~attn_mask, float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    return w @ v, w
+
+
+def test_replaying_a_record_reaches_the_same_verdict_without_the_function():
+    part = check("check_gqa_attention", "gqa_attention", forbid_library=True).data
+    seeds = [0, 11, 12]
+    runs = _record(part, {"gqa_attention": _gqa}, seeds)
+    outcomes, library = judge_part_runs(part, runs, seeds)
+    assert [ok for ok, _ in outcomes] == [True, True, True] and library == set()
+    wrong = _record(part, {"gqa_attention": lambda q, k, v, m=None: _gqa(q * 2, k, v, m)}, seeds)
+    assert not any(ok for ok, _ in judge_part_runs(part, wrong, seeds)[0])
+
+
+def test_a_record_out_of_step_with_the_checker_fails():
+    part = check("check_gqa_attention", "gqa_attention").data
+    runs = _record(part, {"gqa_attention": _gqa}, [0])
+    runs[0]["calls"][0]["fn"] = "something_else"
+    outcomes, _ = judge_part_runs(part, runs, [0])
+    assert outcomes[0][0] is False and "맞지 않습니다" in outcomes[0][1]
+    runs = _record(part, {"gqa_attention": _gqa}, [0])
+    assert judge_part_runs(part, runs, [5])[0][0][0] is False, "다른 시드로 재생하면 모양이 맞지 않아야 합니다"
+
+
+def test_library_calls_recorded_in_the_sandbox_zero_the_question():
+    part = check("check_gqa_attention", "gqa_attention", forbid_library=True, hidden_runs=0)
+    q = Question("q7_2", 4.0, True, [part])
+
+    def via_torch(query, key, value, attn_mask=None):
+        out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, enable_gqa=True)
+        return out, _gqa(query, key, value, attn_mask)[1]
+
+    runs = _record(part.data, {"gqa_attention": via_torch}, [0])
+    grade = judge_question(q, {"parts": [{"runs": runs}]}, {0: [0]})
+    assert grade.score == 0.0 and "F.scaled_dot_product_attention" in grade.feedback()
+
+
+def test_in_place_changes_of_arguments_are_replayed():
+    part = check("check_ablate_head", "ablate_head", hidden_runs=0).data
+
+    def in_place(mha, h):
+        with torch.no_grad():
+            mha.W_v.weight[h * mha.head_dim:(h + 1) * mha.head_dim] = 0
+        return mha
+
+    runs = _record(part, {"ablate_head": in_place}, [0])
+    assert any("mutated" in c for c in runs[0]["calls"])
+    outcomes, _ = judge_part_runs(part, runs, [0])
+    assert not outcomes[0][0] and "제자리" in outcomes[0][1]
+
+
+def test_scores_follow_the_rules_and_stay_in_range():
+    parts = [value("a", Int()), value("b", Int())]
+    for p, want in zip(parts, (1, 2)):
+        p.data.update(expected=want, hints=[])
+    q = Question("q", 3.0, False, parts)
+    assert judge_question(q, {"parts": [{"value": 1}, {"value": 0}]}, {}).score == 1.5
+    assert judge_question(Question("q", 3.0, True, parts), {"parts": [{"value": 1}, {"value": 0}]}, {}).score == 0.0
+    assert judge_question(q, {"parts": [{"value": 1}, {"value": 2}], "score": 999}, {}).score == 3.0
+    assert judge_question(q, "garbage", {}).score == 0.0
+
+
+def test_hidden_seeds_differ_by_student_and_never_equal_the_public_seed():
+    q = Question("q", 1.0, False, [check("check_gqa_attention", "gqa_attention", hidden_runs=3)])
+    a, b = run_seeds("key", "alice", q)[0], run_seeds("key", "bob", q)[0]
+    assert a[0] == b[0] == 0 and a[1:] != b[1:] and 0 not in a[1:]
+    assert run_seeds("key", "alice", q) == run_seeds("key", "alice", q)
+    assert run_seeds("other", "alice", q) != run_seeds("key", "alice", q)
+
+
+# ---- 자기 점검 ----------------------------------------------------------------------------------
+
+def test_self_check_reads_the_public_spec_and_checks_formats(monkeypatch):
+    grader = SelfCheck("attention_hw")
+    env = {"q2_2_shape": [2, 3, 7, 4]}
+    report = grader.check("q2_2", env)
+    assert not report.passed and "튜플" in report.text and "1점" in report.text
+    env["q2_2_shape"] = (9, 9, 9, 9)
+    report = grader.check("q2_2", env)
+    assert report.passed and "값이 맞는지는 제출한 뒤 채점할 때 확인합니다" in report.text
+    assert "없습니다" in grader.check("q9_9", env).text
+    monkeypatch.setenv(GRADING_ENV, "1")
+    assert "건너뜁니다" in grader.check("q2_2", {}).text
+
+
+def test_self_check_tells_an_all_or_nothing_library_caller_it_will_get_zero():
+    def via_torch(query, key, value, attn_mask=None):
+        out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, enable_gqa=True)
+        return out, _gqa(query, key, value, attn_mask)[1]
+
+    report = SelfCheck("attention_hw").check("q7_2", {"gqa_attention": via_torch})
+    assert not report.passed and "0점이 됩니다" in report.text and "모두 맞아야" in report.text
+    assert SelfCheck("attention_hw").check("q7_2", {"gqa_attention": _gqa}).passed
+
+
+def test_spec_parts_public_view_has_no_answers():
+    p = Part("value", {"name": "x", "format": Int(), "tol": 1e-6, "hints": {1: "힌트"}, "default": "기본", "expected": 3})
+    assert set(p.public()) == {"kind", "name", "format", "tol"}
