@@ -68,7 +68,7 @@ def _tensor(t: Tensor) -> dict:
     name = str(t.dtype).removeprefix("torch.")
     if name not in _DTYPES:
         raise TypeError(f"dtype {name}")
-    flat = t.reshape(-1)
+    flat = t.reshape(-1)  # (*모양) -> (N,): 평평한 값 목록으로 적음
     if flat.numel() > LIMITS["items"]:
         raise OverflowError("텐서가 너무 큽니다")
     if t.dtype == torch.bool:
@@ -200,10 +200,10 @@ def _decode_tensor(spec: Any) -> Tensor:
     dtype = _DTYPES[spec["dtype"]]
     if dtype.is_floating_point:
         values = [_float(v) for v in data]
-        return torch.tensor(values, dtype=torch.float64).to(dtype).reshape(shape)
+        return torch.tensor(values, dtype=torch.float64).to(dtype).reshape(shape)  # (N,) -> (*모양)
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
         raise CodecError("정수 텐서에 정수가 아닌 값이 있습니다")
-    return torch.tensor(data, dtype=torch.int64).to(dtype).reshape(shape)
+    return torch.tensor(data, dtype=torch.int64).to(dtype).reshape(shape)  # (N,) -> (*모양)
 
 
 def _decode_module(spec: Any) -> nn.Module:

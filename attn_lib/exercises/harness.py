@@ -50,7 +50,7 @@ def _digest(x: Any) -> str | None:
     """텐서나 모듈의 바이트 요약 (제자리에서 바뀌었는지 보는 데만 씀). 그 밖의 값은 ``None``."""
     try:
         if isinstance(x, Tensor):
-            raw = x.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+            raw = x.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()  # (*모양) -> (바이트 수,)
             return hashlib.sha256(raw + str(tuple(x.shape)).encode()).hexdigest()
         if isinstance(x, nn.Module):
             return hashlib.sha256("".join(f"{k}:{_digest(v)}" for k, v in x.state_dict().items()).encode()).hexdigest()
