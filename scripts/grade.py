@@ -39,7 +39,8 @@ import sandbox  # noqa: E402
 
 import torch  # noqa: E402
 
-from attn_lib.exercises.judge import judge_question, make_plan, parse_results, question_from_bundle, run_seeds  # noqa: E402
+from attn_lib.exercises.judge import (QuestionGrade, judge_question, make_plan, parse_results,  # noqa: E402
+                                     question_from_bundle, run_seeds)
 
 HARNESS = ["-c", "import sys; from attn_lib.exercises.harness import main; sys.exit(main())",
            "/job/in/submission.ipynb", "/job/in/plan.json", "fd:{fd}"]
@@ -93,11 +94,17 @@ class Grader:
             job = sandbox.prepare_job(self.workroot, slot)
             try:
                 raw, status, note, seconds = self._execute(sub, job, slot, make_plan(self.questions, seeds))
+            except OSError as exc:  # 제출을 읽거나 복사하지 못함 (깨진 링크 등): 이 학생의 행 하나로
+                raw, status, note, seconds = None, "error", f"제출을 실행하지 못했습니다 ({type(exc).__name__})", 0.0
             finally:
                 shutil.rmtree(job, ignore_errors=True)
         finally:
             self.slots.put(slot)
-        grades = [judge_question(q, (raw or {}).get("questions", {}).get(q.name), seeds[q.name]) for q in self.questions]
+        try:
+            grades = [judge_question(q, (raw or {}).get("questions", {}).get(q.name), seeds[q.name]) for q in self.questions]
+        except Exception as exc:  # 채점 프로세스의 오류도 이 학생의 행 하나로 (다른 학생의 채점은 계속)
+            grades = [QuestionGrade(q.name, 0.0, q.points) for q in self.questions]
+            status, note = "error", f"채점 중 오류 ({type(exc).__name__}); 강사가 확인해야 합니다"
         return {"status": status, "note": note, "grades": grades, "seconds": seconds}
 
     def _execute(self, sub: Path, job: Path, slot: int, plan: dict) -> tuple[dict | None, str, str, float]:
@@ -184,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("경고: GRADE_SANDBOX=none — 제출을 샌드박스 없이 이 사용자의 권한으로 실행합니다. "
               "믿을 수 있는 제출에만 쓰세요.", file=sys.stderr)
-    subs = sorted(p for p in args.submissions.glob("*.ipynb") if not p.name.startswith(".") and p.is_file())
+    subs = sorted(p for p in args.submissions.glob("*.ipynb")
+                  if not p.name.startswith(".") and p.is_file() and not p.is_symlink())  # 링크는 따라가지 않음
     if not subs:
         print(f"{args.submissions}에 제출 노트북(*.ipynb)이 없습니다.", file=sys.stderr)
         return 1

@@ -143,6 +143,9 @@ def judge_part_runs(part: dict, runs: Any, seeds: list[int], *, first_hidden: in
         except (_Desync, CodecError, RecursionError):
             outcomes.append((False, "채점 기록이 채점기의 호출과 맞지 않습니다 (채점기나 비교 함수를 바꾸는 코드가 있나요?)."))
             continue
+        except Exception as exc:  # 기록된 값이 채점기가 다룰 수 없는 꼴: 그 실행만 실패로
+            outcomes.append((False, f"채점기가 이 함수의 결과를 다루지 못했습니다 ({type(exc).__name__})."))
+            continue
         library |= replay.library
         if result.passed:
             outcomes.append((True, ""))
@@ -179,6 +182,8 @@ def _judge_answer(part: dict, enc: Any) -> tuple[bool, str]:
             check_value(answer, decode(part["expected"]), name=name, hints=hints, default=part["default"], tol=part["tol"])
     except ExerciseFailure as failure:
         return False, str(failure)
+    except Exception as exc:  # 되살린 값이 비교할 수 없는 꼴
+        return False, f"[{name}] 값을 비교할 수 없습니다 ({type(exc).__name__})."
     return True, ""
 
 
