@@ -82,7 +82,9 @@ def test_lying_objects_become_opaque_or_their_true_value():
     {"tensor": {"dtype": "complex64", "shape": [1], "data": [1.0]}},
     {"tensor": {"dtype": "int64", "shape": [1], "data": [True]}},
     {"tensor": {"dtype": "float32", "shape": [10**9], "data": []}},
-    {"module": {"type": "os.system", "config": {}, "state": {}}},
+    {"module": {"type": "os.system", "config": {"embed_dim": 8}, "state": {}}},
+    {"module": {"type": "MultiHeadAttention", "config": {"embed_dim": 10**6, "num_heads": 1, "num_kv_heads": 1,
+                                                         "bias": True, "dropout": 0.0}, "state": {}}},
     {"pickle": "gASV"},
     {"tuple": [1], "extra": 2},
 ])

@@ -210,6 +210,8 @@ def _decode_module(spec: Any) -> nn.Module:
     if not isinstance(spec, dict) or not isinstance(spec.get("config"), dict) or not isinstance(spec.get("state"), dict):
         raise CodecError("모듈 꼴이 아닙니다")
     c = spec["config"]
+    if not (isinstance(c.get("embed_dim"), int) and 0 < c["embed_dim"] <= 256):
+        raise CodecError("모듈의 embed_dim 이 채점할 수 있는 범위(1~256)가 아닙니다")  # 채점 프로세스의 메모리를 지킴
     try:
         if spec.get("type") == "MultiHeadAttention":
             m: nn.Module = MultiHeadAttention(int(c["embed_dim"]), int(c["num_heads"]), num_kv_heads=int(c["num_kv_heads"]),
