@@ -243,8 +243,9 @@ class MultiHeadAttention(nn.Module):
             - x: ``(B, L, E)`` (키·밸류는 ``(B, S, Hkv*Dh)``)
             - 반환: ``(B, H, L, Dh)`` (키·밸류는 ``(B, Hkv, S, Dh)``; transpose 때문에 메모리상 연속이 아님)
         """
-        B, L, width = x.shape  # L = 0이어도 되도록 헤드 수를 -1 대신 width // Dh로 적음
-        return x.view(B, L, width // self.head_dim, self.head_dim).transpose(1, 2)  # (B, L, E) -> (B, L, H, Dh) -> (B, H, L, Dh)
+        B, L, width = x.shape
+        heads = width // self.head_dim  # H (키·밸류는 Hkv). -1로 두면 L = 0일 때 view가 헤드 수를 알 수 없음
+        return x.view(B, L, heads, self.head_dim).transpose(1, 2)  # (B, L, E) -> (B, L, H, Dh) -> (B, H, L, Dh)
 
     def merge_heads(self, x: Tensor) -> Tensor:
         """헤드별 결과를 다시 이어 붙입니다(split_heads의 역).
