@@ -4,12 +4,15 @@
 
 1. ``attention.py``: ``scaled_dot_product_attention``과 ``MultiHeadAttention``. 2장의 아홉 단계를 위에서 아래로
    그대로 따라갑니다. 여기부터 읽으세요.
-2. ``masks.py``: 인과 마스크, 패딩 마스크, 두 마스크 합치기, PyTorch 모듈과의 극성 변환 (3장).
+2. ``masks.py``: 인과 마스크, 패딩 마스크, 두 마스크 합치기, PyTorch 모듈과의 극성 변환 (3장),
+   슬라이딩 윈도 마스크.
 3. ``metrics.py``: 엔트로피, 포화, 소프트맥스 야코비안 노름 (4장).
-4. ``kv_cache.py``: 디코딩 때 지난 토큰의 키·밸류를 쌓아 두는 ``KVCache``.
-5. ``_checks.py``: 위 모듈들이 함께 쓰는 입력 검사와 한국어 오류 메시지.
+4. ``kv_cache.py``: 디코딩 때 지난 토큰의 키·밸류를 쌓아 두는 ``KVCache`` (싱크를 남기는 롤링 캐시도).
+5. ``rope.py``: 회전 위치 임베딩 ``apply_rope`` (``MultiHeadAttention(..., rope_base=...)``가 씀).
+6. ``blockwise.py``: 키를 블록으로 나눠 온라인 소프트맥스로 계산하는 ``blockwise_attention``.
+7. ``_checks.py``: 위 모듈들이 함께 쓰는 입력 검사와 한국어 오류 메시지.
 
-이 다섯 파일이 학생이 읽을 핵심입니다. 나머지 폴더는 강좌의 도구이고, 핵심만 import합니다.
+이 일곱 파일이 학생이 읽을 핵심입니다. 나머지 폴더는 강좌의 도구이고, 핵심만 import합니다.
 
 - ``viz/``: 그림(히트맵, 곡선, 마스크 격자, 스윕)과 한글 글꼴·색·대체 텍스트, 헤드의 글 요약.
 - ``explorer/``: 어텐션 탐색기. 계산 모델, 커널 없는 정적 보기(Vega-Lite), ipywidgets 보기.
@@ -24,15 +27,18 @@ exercises -> explorer·viz·핵심. 핵심은 어떤 폴더도 import하지 않�
 """
 
 from .attention import MultiHeadAttention, count_parameters, repeat_kv, scaled_dot_product_attention
+from .blockwise import blockwise_attention
 from .kv_cache import KVCache, cache_causal_mask
 from .masks import (
     causal_mask,
     combine_masks,
     future_leak,
     padding_mask,
+    sliding_window_mask,
     to_torch_key_padding_mask,
     to_torch_mha_mask,
 )
+from .rope import apply_rope
 from .metrics import attention_entropy, max_weight, saturation, softmax_jacobian_norm
 from .viz import (
     CEILING_LABELS,
@@ -106,9 +112,13 @@ __all__ = [
     "repeat_kv",
     "KVCache",
     "cache_causal_mask",
+    # 핵심: 위치와 긴 문맥
+    "apply_rope",
+    "blockwise_attention",
     # 핵심: 마스크
     "causal_mask",
     "padding_mask",
+    "sliding_window_mask",
     "combine_masks",
     "to_torch_mha_mask",
     "to_torch_key_padding_mask",

@@ -49,6 +49,15 @@ def check_positive_int(value: object, name: str) -> int:
     return value
 
 
+def check_nonnegative_int(value: object, name: str) -> int:
+    """`value`가 0 이상의 정수(bool 제외)인지 확인합니다 (빈 시퀀스 길이 0도 됨)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}은(는) 정수여야 하는데 {describe(value)} 값 {value!r}이(가) 들어왔습니다.")
+    if value < 0:
+        raise ValueError(f"{name}은(는) 0 이상이어야 하는데 {value}이(가) 들어왔습니다.")
+    return value
+
+
 def check_positive_float(value: object, name: str) -> float:
     """`value`가 양의 실수(정수도 됨, bool 제외)인지 확인합니다 (학습률 같은 설정값)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

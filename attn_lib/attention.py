@@ -17,6 +17,7 @@ from ._checks import (
     check_attention_inputs, check_dropout, check_float_tensor, check_mha_inputs, check_positive_int, describe,
 )
 from .kv_cache import KVCache, append_to_cache
+from .rope import apply_rope, check_rope_base
 
 __all__ = ["scaled_dot_product_attention", "MultiHeadAttention", "count_parameters", "repeat_kv"]
 
@@ -176,6 +177,13 @@ class MultiHeadAttention(nn.Module):
         num_kv_heads: 키·밸류 헤드 수 ``Hkv`` (``None``이면 ``H``). ``H``를 나누어떨어뜨려야 합니다.
         bias: 네 선형층에 bias를 둘지.
         dropout: 어텐션 가중치의 드롭아웃 확률 (``train()`` 모드에서만; 돌려주는 가중치는 드롭아웃 전).
+        rope_base: 선택. 주면 헤드를 나눈 쿼리와 키를 위치만큼 돌립니다(RoPE, ``apply_rope(..., base=rope_base)``).
+            밸류는 돌리지 않습니다. 위치는 캐시가 없으면 쿼리 ``0..L-1``, 키 ``0..S-1``이고, ``kv_cache``가 있으면
+            ``cache.seen``(지금까지 붙인 토큰 수)부터 이어집니다.
+
+    **RoPE와 KV 캐시**: 캐시는 **돌린 뒤의** 키를 저장합니다. 키는 붙일 때 자기 위치(``cache.seen + i``)로 한 번만
+    돌리므로, 캐시로 한 토큰씩 만든 결과가 전체를 한 번에 계산한 결과와 같습니다. 다음 위치가 ``len(cache)``가
+    아니라 ``cache.seen``인 까닭과 StreamingLLM의 다른 선택은 ``KVCache``의 설명에 있습니다.
 
     Shape:
         - query: ``(B, L, E)``
@@ -184,11 +192,13 @@ class MultiHeadAttention(nn.Module):
           ``(B, H, L, S)``로 브로드캐스트되는 4차원 이하 모양 (3차원은 모호해서 거부)
         - output: ``(B, L, E)``
         - weights: ``(B, H, L, S)`` (헤드 축을 평균 내지 않음; GQA여도 쿼리 헤드마다)
+        - ``L = 0`` 또는 ``S = 0``도 됩니다 (``nn.MultiheadAttention``처럼: ``S = 0``이면 헤드 출력이 0이라
+          ``output``은 ``W_o``의 bias)
     """
 
     def __init__(
         self, embed_dim: int, num_heads: int, *, num_kv_heads: int | None = None, bias: bool = True,
-        dropout: float = 0.0,
+        dropout: float = 0.0, rope_base: float | None = None,
     ) -> None:
         super().__init__()
         check_positive_int(embed_dim, "embed_dim")
@@ -209,6 +219,9 @@ class MultiHeadAttention(nn.Module):
         self.num_kv_heads = num_kv_heads
         self.head_dim = embed_dim // num_heads
         self.dropout = check_dropout(dropout)
+        if rope_base is not None and self.head_dim % 2 != 0:
+            raise ValueError(f"RoPE는 헤드 너비 Dh가 짝수여야 하는데 Dh = embed_dim // num_heads = {self.head_dim}입니다.")
+        self.rope_base = None if rope_base is None else check_rope_base(rope_base)
         kv_dim = num_kv_heads * self.head_dim  # 키·밸류 투영의 출력 너비 Hkv*Dh (기본은 E)
         self.W_q = nn.Linear(embed_dim, embed_dim, bias=bias)
         self.W_k = nn.Linear(embed_dim, kv_dim, bias=bias)
@@ -218,7 +231,8 @@ class MultiHeadAttention(nn.Module):
     def extra_repr(self) -> str:
         kv = f", num_kv_heads={self.num_kv_heads}" if self.num_kv_heads != self.num_heads else ""
         drop = f", dropout={self.dropout}" if self.dropout else ""
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}{kv}, head_dim={self.head_dim}{drop}"
+        rope = f", rope_base={self.rope_base:g}" if self.rope_base is not None else ""
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}{kv}, head_dim={self.head_dim}{drop}{rope}"
 
     def split_heads(self, x: Tensor) -> Tensor:
         """``(B, L, E)``를 헤드별로 나눕니다. 복사 없이 뷰(view)만 바꿉니다.
@@ -229,8 +243,9 @@ class MultiHeadAttention(nn.Module):
             - x: ``(B, L, E)`` (키·밸류는 ``(B, S, Hkv*Dh)``)
             - 반환: ``(B, H, L, Dh)`` (키·밸류는 ``(B, Hkv, S, Dh)``; transpose 때문에 메모리상 연속이 아님)
         """
-        B, L, _ = x.shape
-        return x.view(B, L, -1, self.head_dim).transpose(1, 2)  # (B, L, E) -> (B, L, H, Dh) -> (B, H, L, Dh)
+        B, L, width = x.shape
+        heads = width // self.head_dim  # H (키·밸류는 Hkv). -1로 두면 L = 0일 때 view가 헤드 수를 알 수 없음
+        return x.view(B, L, heads, self.head_dim).transpose(1, 2)  # (B, L, E) -> (B, L, H, Dh) -> (B, H, L, Dh)
 
     def merge_heads(self, x: Tensor) -> Tensor:
         """헤드별 결과를 다시 이어 붙입니다(split_heads의 역).
@@ -279,6 +294,8 @@ class MultiHeadAttention(nn.Module):
             - query: ``(B, L, E)``, key/value: ``(B, S, E)``
             - output: ``(B, L, E)``, weights: ``(B, H, L, S)`` (캐시가 있으면 ``S`` = 캐시에 쌓인 전체 길이)
         """
+        if kv_cache is not None and not isinstance(kv_cache, KVCache):
+            raise TypeError(f"kv_cache는 attn_lib.KVCache여야 하는데 {describe(kv_cache)}이(가) 들어왔습니다.")
         if kv_cache is not None and (key is not None or value is not None):
             raise ValueError(
                 "kv_cache는 셀프 어텐션(디코더가 자기 토큰을 보는 어텐션)용이라 key·value와 함께 줄 수 없습니다. "
@@ -292,6 +309,10 @@ class MultiHeadAttention(nn.Module):
         q = self.split_heads(self.W_q(query))  # (B, L, E) -> (B, H, L, Dh)
         k = self.split_heads(self.W_k(key))  # (B, S, E) -> (B, H, S, Dh)  (GQA면 Hkv개)
         v = self.split_heads(self.W_v(value))  # (B, S, E) -> (B, H, S, Dh)  (GQA면 Hkv개)
+        if self.rope_base is not None:  # (RoPE) 쿼리와 키를 위치만큼 돌림; 캐시에는 돌린 키가 들어감
+            start = 0 if kv_cache is None else kv_cache.seen
+            q = apply_rope(q, torch.arange(start, start + q.shape[-2], device=q.device), base=self.rope_base)
+            k = apply_rope(k, torch.arange(start, start + k.shape[-2], device=k.device), base=self.rope_base)
         if kv_cache is not None:  # (생성할 때만) KV 캐시: 지난 토큰의 키·밸류 뒤에 붙이고 캐시 끝에 맞춘 인과 마스크
             k, v, attn_mask = append_to_cache(kv_cache, k, v, attn_mask)  # (B, Hkv, S, Dh) -> (B, Hkv, S+L, Dh)
         # 4~8. 헤드 H개의 스케일드 내적 어텐션을 한꺼번에: 점수, 스케일링, 마스크, 소프트맥스, 밸류 섞기

@@ -14,7 +14,7 @@ from typing import Sequence
 import torch
 from torch import Tensor
 
-from ._checks import check_positive_int, describe
+from ._checks import check_nonnegative_int, check_positive_int, describe
 
 __all__ = [
     "causal_mask",
@@ -23,6 +23,8 @@ __all__ = [
     "to_torch_mha_mask",
     "to_torch_key_padding_mask",
     "future_leak",
+    "sliding_window_mask",
+    "position_mask",
 ]
 
 
@@ -33,7 +35,7 @@ def causal_mask(L: int, S: int | None = None, *, device: torch.device | str | No
     ``F.scaled_dot_product_attention(..., is_causal=True)``와 같은 모양입니다.
 
     Args:
-        L: 쿼리 길이.
+        L: 쿼리 길이 (0이면 빈 마스크: ``torch.ones(0, S).tril()``처럼).
         S: 키 길이 (생략하면 ``L``).
         device: 만들 장치.
 
@@ -43,9 +45,79 @@ def causal_mask(L: int, S: int | None = None, *, device: torch.device | str | No
     Shape:
         - 반환: ``(L, S)``
     """
-    check_positive_int(L, "L")
-    S = L if S is None else check_positive_int(S, "S")
+    check_nonnegative_int(L, "L")
+    S = L if S is None else check_nonnegative_int(S, "S")
     return torch.ones(L, S, dtype=torch.bool, device=device).tril()  # (L, S)
+
+
+def position_mask(
+    query_positions: Tensor, key_positions: Tensor, *, window: int | None = None, sink: int = 0
+) -> Tensor:
+    """절대 위치로 만드는 인과 마스크: 위치 ``p``의 쿼리는 위치 ``j <= p``인 키만 봅니다.
+
+    ``window``를 주면 그중 최근 ``window``개(``p - window < j <= p``)만, ``sink``를 주면 맨 앞 ``sink``개
+    토큰(``j < sink``, 어텐션 싱크)은 창 밖이어도 봅니다. 키의 위치가 이어져 있지 않아도 됩니다: 롤링 KV 캐시
+    (``KVCache(max_len, sink)``)는 싱크와 최근 토큰만 남기므로 위치가 ``0, 1, 2, 90, 91, ...``처럼 건너뜁니다.
+
+    Args:
+        query_positions: 쿼리마다 전체 시퀀스에서의 위치 (정수).
+        key_positions: 키마다 전체 시퀀스에서의 위치 (정수).
+        window: 선택. 볼 수 있는 최근 키 수 (자기 자신 포함, 1 이상).
+        sink: 창과 상관없이 늘 볼 수 있는 맨 앞 토큰 수 (0 이상, 기본 0).
+
+    Returns:
+        bool 마스크, ``True`` = 참여 가능.
+
+    Shape:
+        - query_positions: ``(L,)``, key_positions: ``(S,)``
+        - 반환: ``(L, S)``
+    """
+    for name, pos in (("query_positions", query_positions), ("key_positions", key_positions)):
+        if not isinstance(pos, Tensor) or pos.dim() != 1 or pos.dtype == torch.bool or pos.is_floating_point() \
+                or pos.is_complex():
+            raise TypeError(f"{name}은(는) 1차원 정수 텐서여야 하는데 {describe(pos)}이(가) 들어왔습니다.")
+    if window is not None:
+        check_positive_int(window, "window")
+    check_nonnegative_int(sink, "sink")
+    q = query_positions[:, None]  # (L,) -> (L, 1)
+    k = key_positions.to(query_positions.device)[None, :]  # (S,) -> (1, S)
+    mask = k <= q  # (L, 1) <= (1, S) -> (L, S): 인과 (미래 키는 못 봄)
+    if window is not None:
+        mask = mask & ((k > q - window) | (k < sink))  # 창 안이거나 싱크인 키만 (L, S)
+    return mask
+
+
+def sliding_window_mask(
+    L: int, S: int, window: int, *, sink: int = 0, device: torch.device | str | None = None
+) -> Tensor:
+    """슬라이딩 윈도 마스크: 쿼리 ``i``(전체에서 ``S - L + i``번째 토큰)는 최근 키 ``window``개만 봅니다.
+
+    쿼리 ``i``가 보는 키는 ``S - L + i - window + 1`` 이상 ``S - L + i`` 이하입니다(0보다 작은 번호는 없음).
+    KV 캐시의 인과 마스크(``cache_causal_mask``)처럼 **오른쪽 아래**에 맞춥니다: 마지막 쿼리가 마지막 키와
+    같은 토큰입니다. ``window >= S``이면 ``cache_causal_mask(L, S)``와 같고, ``L == S``이면 대각선에서
+    왼쪽으로 ``window``칸짜리 띠입니다. ``sink``를 주면 맨 앞 키 ``sink``개를 (인과 조건 안에서) 늘 봅니다:
+    StreamingLLM(Xiao et al. 2023)의 어텐션 싱크이고, ``KVCache(max_len=sink + window, sink=sink)``로 디코딩한
+    결과가 이 마스크를 건 전체 어텐션과 같습니다.
+
+    Args:
+        L: 쿼리 길이 (0 이상).
+        S: 키 길이 (0 이상). ``L > S``이면 앞쪽 쿼리 ``L - S``개는 볼 키가 없는 행입니다.
+        window: 볼 수 있는 최근 키 수 (자기 자신 포함, 1 이상).
+        sink: 늘 볼 수 있는 맨 앞 키 수 (0 이상, 기본 0).
+        device: 만들 장치.
+
+    Returns:
+        bool 마스크, ``True`` = 참여 가능.
+
+    Shape:
+        - 반환: ``(L, S)``
+    """
+    check_nonnegative_int(L, "L")
+    check_nonnegative_int(S, "S")
+    check_positive_int(window, "window")
+    check_nonnegative_int(sink, "sink")
+    query_positions = torch.arange(S - L, S, device=device)  # (L,): 쿼리 i의 위치 S-L+i
+    return position_mask(query_positions, torch.arange(S, device=device), window=window, sink=sink)  # (L, S)
 
 
 def padding_mask(lengths: Sequence[int] | Tensor, S: int) -> Tensor:
@@ -53,7 +125,7 @@ def padding_mask(lengths: Sequence[int] | Tensor, S: int) -> Tensor:
 
     Args:
         lengths: 문장별 실제 길이 (정수 목록 또는 1차원 정수 텐서). 0 이상 ``S`` 이하.
-        S: 패딩을 포함한 키 길이.
+        S: 패딩을 포함한 키 길이 (0이면 키가 없는 ``(B, 1, 1, 0)``).
 
     Returns:
         bool 마스크, ``True`` = 참여 가능. 헤드 축과 쿼리 축은 1이라 ``(B, H, L, S)``로
@@ -63,7 +135,7 @@ def padding_mask(lengths: Sequence[int] | Tensor, S: int) -> Tensor:
         - lengths: ``(B,)``
         - 반환: ``(B, 1, 1, S)``
     """
-    check_positive_int(S, "S")
+    check_nonnegative_int(S, "S")
     if isinstance(lengths, Tensor):
         if lengths.dtype == torch.bool or torch.is_floating_point(lengths) or lengths.dim() != 1:
             raise TypeError(

@@ -1,7 +1,8 @@
 """어텐션 가중치를 재는 지표: 엔트로피, 포화, 행별 최댓값.
 
 입력은 모두 마지막 축이 키 축인 가중치 ``(..., L, S)``입니다 (각 행은 합이 1인 분포이거나,
-모든 키가 가려진 행이면 전부 0).
+모든 키가 가려진 행이면 전부 0). 키가 없는 행(``S = 0``)도 가려진 행처럼 엔트로피, 최댓값, 야코비안 노름이
+모두 0이고, 행이 없으면(``L = 0``) 행별 지표는 빈 텐서입니다.
 """
 
 from __future__ import annotations
@@ -37,11 +38,16 @@ def attention_entropy(weights: Tensor) -> Tensor:
 def max_weight(weights: Tensor) -> Tensor:
     """행마다 가장 큰 가중치를 돌려줍니다 (1에 가까울수록 한 키에 몰림).
 
+    키가 없으면(``S = 0``) 0입니다. ``torch.amax``는 빈 축에서 오류를 내지만, 볼 키가 없는 행의 가중치는 이
+    라이브러리에서 모두 0(가려진 행과 같음)이므로 그 최댓값도 0으로 둡니다.
+
     Shape:
         - weights: ``(..., L, S)``
         - 반환: ``(..., L)``
     """
     check_float_tensor(weights, "weights", min_dim=2)
+    if weights.shape[-1] == 0:
+        return weights.new_zeros(weights.shape[:-1])  # (..., L, 0) -> (..., L)
     return weights.amax(dim=-1)  # (..., L, S) -> (..., L)
 
 
@@ -49,7 +55,8 @@ def saturation(weights: Tensor, threshold: float = 0.99) -> Tensor:
     """포화된 행의 비율: 가장 큰 가중치가 ``threshold`` 이상인 행의 몫.
 
     앞쪽 축(배치, 헤드 등)을 모두 합쳐 전체 행 가운데 비율을 셉니다. 소프트맥스가 포화되면
-    행이 거의 원-핫이 되고, 그 행의 점수로 가는 기울기가 거의 0이 됩니다.
+    행이 거의 원-핫이 되고, 그 행의 점수로 가는 기울기가 거의 0이 됩니다. 행이 하나도 없으면(``L = 0``)
+    PyTorch의 빈 평균(``torch.tensor([]).mean()``)처럼 NaN입니다.
 
     Args:
         weights: 어텐션 가중치.
@@ -65,7 +72,7 @@ def saturation(weights: Tensor, threshold: float = 0.99) -> Tensor:
     check_float_tensor(weights, "weights", min_dim=2)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise ValueError(f"threshold는 0보다 크고 1 이하인 실수여야 하는데 {threshold!r}이(가) 들어왔습니다.")
-    saturated = weights.amax(dim=-1) >= threshold  # (..., L, S) -> (..., L)
+    saturated = max_weight(weights) >= threshold  # (..., L, S) -> (..., L)
     return saturated.to(weights.dtype).mean()  # (..., L) -> ()
 
 

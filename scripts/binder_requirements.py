@@ -50,6 +50,7 @@ EXTRA_RUNTIME_ROOTS = ("pandas", "jupyterlab", "ipykernel", "otter-grader")
 BUILD_TEST_ROOTS = (
     "jupyter-book", "sphinx", "myst-nb", "jupytext", "playwright", "pytest", "pytest-timeout",
     "nbval", "hypothesis", "coverage", "altair", "sphinx-exercise",
+    "rotary-embedding-torch",  # 테스트만: apply_rope 를 유지되는 RoPE 구현과 맞춰 봄 (tests/test_position.py)
 )
 #: 설치 도구: 최상위 requirements.txt 도 고정하지 않으므로 Binder 에서도 pip 이 고릅니다
 #: (torch 2.13 이 setuptools>=77.0.3 을 요구합니다).

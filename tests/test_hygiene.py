@@ -81,9 +81,10 @@ def test_every_reshape_line_has_a_shape_comment(path):
     assert not missing, f"{path.name}: 모양 주석 '# (..) -> (..)'이 없는 줄 {missing}"
 
 
-# 폴더 층: 핵심(attention, masks, metrics, _checks)은 어떤 폴더도 import하지 않고, 폴더끼리는 아래 규칙으로만
-# import합니다 (attn_lib/__init__.py 의 설명과 같음). 핵심 안에서도 순서가 있습니다.
-CORE_LAYERS = {"_checks": 0, "kv_cache": 1, "masks": 1, "attention": 2, "metrics": 3}
+# 폴더 층: 핵심(attention, masks, metrics, kv_cache, rope, blockwise, _checks)은 어떤 폴더도 import하지 않고,
+# 폴더끼리는 아래 규칙으로만 import합니다 (attn_lib/__init__.py 의 설명과 같음). 핵심 안에서도 순서가 있습니다:
+# 같은 층이나 위층은 import하지 않습니다 (kv_cache -> masks, attention -> kv_cache·rope).
+CORE_LAYERS = {"_checks": 0, "masks": 1, "rope": 1, "blockwise": 1, "kv_cache": 2, "attention": 3, "metrics": 3}
 ALLOWED = {  # 어디서 -> 어디로 import해도 되는가 ("core" = 핵심 모듈)
     "core": {"core"},
     "viz": {"core", "viz"},
@@ -158,6 +159,8 @@ def test_imports_flow_one_way_between_folders(path):
 @pytest.mark.parametrize("where, source", [
     ("attention.py", "from .viz.figures import PALETTE\n"),  # 핵심 -> viz
     ("masks.py", "from .attention import scaled_dot_product_attention\n"),  # 핵심 안 같은 층
+    ("rope.py", "from .kv_cache import KVCache\n"),  # 핵심 안 위층
+    ("blockwise.py", "from .rope import apply_rope\n"),  # 핵심 안 같은 층
     ("viz/plots.py", "from ..explorer.model import ExplorerModel\n"),  # viz -> explorer
     ("viz/plots.py", "from ..experiments.toy import ToyConfig\n"),  # viz -> experiments
     ("explorer/live.py", "from ..exercises import check_attention\n"),  # explorer -> exercises
