@@ -47,9 +47,9 @@ def test_tensors_survive_exactly_with_nan_and_inf(dtype):
 
 def test_attention_modules_come_back_as_the_trusted_class():
     torch.manual_seed(0)
-    m = MultiHeadAttention(8, 2, num_kv_heads=1).eval()
+    m = MultiHeadAttention(8, 2, num_kv_heads=1, rope_base=500.0).eval()
     back = roundtrip(m)
-    assert type(back) is MultiHeadAttention and back.num_kv_heads == 1
+    assert type(back) is MultiHeadAttention and back.num_kv_heads == 1 and back.rope_base == 500.0
     x = torch.randn(1, 3, 8)
     assert torch.equal(back(x)[0], m(x)[0])
 

@@ -83,7 +83,7 @@ def _tensor(t: Tensor) -> dict:
 def _module(m: nn.Module) -> dict:
     if type(m) is MultiHeadAttention:
         config = {"embed_dim": m.embed_dim, "num_heads": m.num_heads, "num_kv_heads": m.num_kv_heads,
-                  "bias": m.W_q.bias is not None, "dropout": float(m.dropout)}
+                  "bias": m.W_q.bias is not None, "dropout": float(m.dropout), "rope_base": m.rope_base}
         kind = "MultiHeadAttention"
     elif type(m) is nn.MultiheadAttention:
         config = {"embed_dim": m.embed_dim, "num_heads": m.num_heads, "bias": m.in_proj_bias is not None}
@@ -214,8 +214,10 @@ def _decode_module(spec: Any) -> nn.Module:
         raise CodecError("모듈의 embed_dim 이 채점할 수 있는 범위(1~256)가 아닙니다")  # 채점 프로세스의 메모리를 지킴
     try:
         if spec.get("type") == "MultiHeadAttention":
+            rope = c.get("rope_base")
             m: nn.Module = MultiHeadAttention(int(c["embed_dim"]), int(c["num_heads"]), num_kv_heads=int(c["num_kv_heads"]),
-                                              bias=bool(c["bias"]), dropout=float(c["dropout"]))
+                                              bias=bool(c["bias"]), dropout=float(c["dropout"]),
+                                              rope_base=None if rope is None else float(rope))
         elif spec.get("type") == "nn.MultiheadAttention":
             m = nn.MultiheadAttention(int(c["embed_dim"]), int(c["num_heads"]), bias=bool(c["bias"]))
         else:
