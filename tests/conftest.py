@@ -337,10 +337,8 @@ def render_without_warnings(fig: Any) -> None:
 
 
 @pytest.fixture(scope="session")
-def assignment_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """연습판 채점 과제의 배포판 (``make assignments``와 같은 코드로 임시 폴더에, 세션마다 한 번)."""
-    from grading_support import MASTER, NAME, load_script
+def assignment_dist() -> Path:
+    """연습판 채점 과제의 배포판 (``make assignments``와 같은 코드로 임시 폴더에; 입력이 같으면 작업자끼리 나눠 씀)."""
+    from grading_support import build_dist_once
 
-    out = tmp_path_factory.mktemp("dist")
-    load_script("build_assignments").build(MASTER, out)
-    return out / NAME
+    return build_dist_once()

@@ -7,10 +7,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import importlib.util
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import nbformat
 import pytest
@@ -18,6 +24,40 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MASTER = ROOT / "assignments" / "attention_hw.ipynb"
 NAME = MASTER.stem
+
+
+# pytest-xdist 의 작업자마다 다른 uid 범위 (같은 기계에서 두 채점이 서로의 프로세스를 끝내지 않도록)
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+os.environ.setdefault("GRADE_UID_BASE", str(61000 + 16 * int(_WORKER[2:] or 0)))
+_LOCKS = Path(tempfile.gettempdir()) / "attn_lib_grading_tests"
+
+
+@contextlib.contextmanager
+def grading_lock() -> Iterator[None]:
+    """채점하는 테스트는 작업자가 여럿이어도 한 번에 하나씩 (시간 제한이 있는 테스트가 코어를 두고 다투지 않게)."""
+    from filelock import FileLock
+
+    _LOCKS.mkdir(exist_ok=True)
+    with FileLock(str(_LOCKS / "grade.lock")):
+        yield
+
+
+def build_dist_once() -> Path:
+    """연습판 배포판을 만들되, 같은 입력(마스터, 채점기, 빌드 스크립트)으로 이미 만든 것이 있으면 그것을 씁니다."""
+    inputs = [MASTER, *sorted((ROOT / "attn_lib").rglob("*.py")), *sorted((ROOT / "scripts").glob("*.py"))]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()[:16]
+    cached = _LOCKS / f"dist-{digest}" / NAME
+    from filelock import FileLock
+
+    _LOCKS.mkdir(exist_ok=True)
+    with FileLock(str(_LOCKS / "dist.lock")):
+        if not (cached / f"{NAME}-grading.json").exists():
+            for old in _LOCKS.glob("dist-*"):  # 입력이 바뀐 뒤의 옛 배포판
+                for p in old.rglob("*"):
+                    p.chmod(0o755 if p.is_dir() else 0o644)
+                shutil.rmtree(old, ignore_errors=True)
+            load_script("build_assignments").build(MASTER, cached.parent)
+    return cached
 
 
 def load_script(name: str):
@@ -83,8 +123,9 @@ def with_cell(nb, source: str, position: int = 2):
 
 def grade(subs: Path, dist: Path, out: Path, *, timeout: float = 240, jobs: int = 2) -> dict[str, dict]:
     """``scripts/grade.py``로 채점하고 학생 -> CSV 행."""
-    rc = load_script("grade").main([str(subs), "--bundle", str(dist / f"{NAME}-grading.json"), "--output", str(out),
-                                    "--timeout", str(timeout), "--jobs", str(jobs)])
+    with grading_lock():
+        rc = load_script("grade").main([str(subs), "--bundle", str(dist / f"{NAME}-grading.json"), "--output", str(out),
+                                        "--timeout", str(timeout), "--jobs", str(jobs)])
     assert rc == 0
     with out.open(encoding="utf-8") as f:
         return {r["student"]: r for r in csv.DictReader(f)}

@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading_support import NAME, grade, load_script, require_sandbox, solved, student, with_cell
+from grading_support import NAME, grade, grading_lock, load_script, require_sandbox, solved, student, with_cell
 
 pytestmark = pytest.mark.slow
 
@@ -218,7 +218,8 @@ for root, dirs, files in os.walk("/"):
 """, encoding="utf-8")
     lister.chmod(0o644)
     listing = tmp_path / "listing.txt"
-    outcome = sandbox.run(0, tmp_path, [sys.executable, "/job/in/list.py", "{fd}"], 120, tmp_path / "log.txt", listing)
+    with grading_lock():
+        outcome = sandbox.run(0, tmp_path, [sys.executable, "/job/in/list.py", "{fd}"], 120, tmp_path / "log.txt", listing)
     assert outcome.returncode == 0, (tmp_path / "log.txt").read_text()
     paths = listing.read_text().splitlines()
     assert len(paths) > 1000 and "/job/in/list.py" in paths
