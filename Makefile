@@ -6,7 +6,7 @@
 #   make bench-site  모든 페이지에 Lighthouse 12 (gzip 으로 내보낸 사이트, 휴대폰 기본 설정)
 #   make serve   _build/html 을 http://127.0.0.1:8000 에서 gzip 으로 보여 줌
 #   make clean   빌드 결과와 복사한 자산 삭제 (distclean: .venv, node_modules 까지)
-#   make binder  requirements.txt 에서 binder/requirements.txt 를 다시 생성 (CPU torch, 실행에 필요한 것만)
+#   make binder  binder/requirements.txt 를 다시 만들고 Binder 환경 브랜치를 맞춤 (CPU torch, 실행에 필요한 것만)
 #
 # 준비 단계는 stamp 파일로 건너뜁니다. stamp 는 자기가 설명하는 폴더 안에 있어서
 # 폴더를 지우면 stamp 도 같이 사라집니다 (.venv/.stamp-venv, node_modules/.stamp-node,
@@ -27,6 +27,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 JB := $(VENV)/bin/jupyter-book
 TORCH_VERSION := 2.13.0
+# torch 를 받을 색인 (비우면 pip 설정 그대로). GitHub 워크플로는 PyTorch 의 CPU 색인을 줍니다: PyPI 의 기본 휠은
+# CUDA 패키지(nvidia-*, 수 GB)를 끌어옵니다. (Index for torch only; the workflows set PyTorch's CPU index.)
+TORCH_INDEX_URL ?=
 NPM ?= npm
 NODE_MODULES := node_modules
 VENDOR := _assets/vendor
@@ -120,9 +123,12 @@ print-watched:
 	@printf '%s\n' $(LIB_FILES)
 	@printf 'exercises: %s\n' $(EXERCISE_FILES)
 
-# Binder 설치 목록은 이 venv 의 패키지 메타데이터로 만듭니다 (tests/test_launch.py 가 최신인지 확인).
+# Binder: 설치 목록을 다시 만들고(tests/test_launch.py 가 최신인지 확인), 환경 브랜치(_config.yml 의
+# sphinx.config.binder_env_branch)를 binder/ 와 attn_lib 을 마지막으로 바꾼 커밋으로 옮깁니다 (scripts/binder_env.py).
+# 장만 바뀌었으면 환경 브랜치는 그대로라 Binder 가 이미지를 다시 만들지 않습니다. 끝나면 찍힌 push 명령을 실행하세요.
 binder: $(VENV_STAMP)
 	$(PY) scripts/binder_requirements.py
+	$(PY) scripts/binder_env.py sync
 
 # ---- 과제 (coursework: otter-grader) ----------------------------------------------------
 #   make assignments                  assignments/*.ipynb -> dist/<이름>/ (학생용, 자동 채점 zip)
@@ -160,7 +166,7 @@ $(EXEC_STAMP): $(LIB_FILES)
 $(VENV_STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "python3.11 (또는 python3) 이 필요합니다 (Python 3.11 required)" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install torch==$(TORCH_VERSION)
+	$(PIP) install $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) torch==$(TORCH_VERSION)
 	$(PIP) install -r requirements.txt
 	$(PIP) install --no-deps -e .
 	touch $@

@@ -44,12 +44,13 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 #: 장을 실행하는 데 필요한 뿌리 가운데 attn_lib 의존성 말고 더 넣는 것
 #: (pandas: 장이 표를 만들 때 직접 import; jupyterlab, ipykernel: Binder 에서 노트북을 여는 데;
-#: otter-grader: 학생이 Binder 에서 과제 노트북의 grader.check 를 돌리는 데)
-EXTRA_RUNTIME_ROOTS = ("pandas", "jupyterlab", "ipykernel", "otter-grader")
+#: otter-grader: 학생이 Binder 에서 과제 노트북의 grader.check 를 돌리는 데;
+#: nbgitpuller: Binder 단추가 환경 브랜치의 서버에 장을 받아 오는 데)
+EXTRA_RUNTIME_ROOTS = ("pandas", "jupyterlab", "ipykernel", "otter-grader", "nbgitpuller")
 #: 책을 빌드하거나 테스트하거나 채점할 때만 쓰는 뿌리 (Binder 에 넣지 않음)
 BUILD_TEST_ROOTS = (
     "jupyter-book", "sphinx", "myst-nb", "jupytext", "playwright", "pytest", "pytest-timeout",
-    "nbval", "hypothesis", "coverage", "altair", "sphinx-exercise",
+    "nbval", "hypothesis", "coverage", "altair", "sphinx-exercise", "check-jsonschema",
 )
 #: 설치 도구: 최상위 requirements.txt 도 고정하지 않으므로 Binder 에서도 pip 이 고릅니다
 #: (torch 2.13 이 setuptools>=77.0.3 을 요구합니다).
