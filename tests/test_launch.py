@@ -42,6 +42,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from conftest import OfflinePage, read_toc_docnames
+from test_locks import closure, read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
@@ -56,7 +57,6 @@ def load_script(name: str) -> Any:
     return module
 
 
-binder_requirements = load_script("binder_requirements")
 set_repository_url = load_script("set_repository_url")
 binder_env = load_script("binder_env")
 
@@ -77,7 +77,7 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # 책을 빌드·테스트·채점할 때만 쓰는 패키지: Binder 이미지에 들어가면 안 됩니다
 BUILD_TEST_ONLY = re.compile(
     r"^(jupyter-book|sphinx.*|myst-.*|pydata-sphinx-theme|playwright|pytest.*|nbval|hypothesis|coverage|"
-    r"nbgrader|jupytext|jupyter-cache|altair)$"
+    r"nbgrader|jupytext|jupyter-cache|altair|check-jsonschema|pip-tools)$"
 )
 
 
@@ -276,73 +276,38 @@ def test_attn_lib_brings_the_korean_font_package() -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def binder_lines() -> tuple[list[str], dict[str, Requirement]]:
-    options, reqs = [], {}
-    for raw in (BINDER / "requirements.txt").read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if line.startswith("-"):
-            options.append(line)
-            continue
-        req = Requirement(line)  # 형식이 틀리면 여기서 InvalidRequirement
-        key = canonicalize_name(req.name)
-        assert key not in reqs, f"binder/requirements.txt 에 {req.name} 이(가) 두 번 있습니다"
-        reqs[key] = req
-    return options, reqs
-
-
-def pinned_version(req: Requirement) -> str:
-    specs = list(req.specifier)
-    assert len(specs) == 1 and specs[0].operator == "==", f"{req}: '이름==버전' 으로 고정해야 합니다"
-    return specs[0].version
-
-
-def test_binder_requirements_are_generated_and_up_to_date() -> None:
-    assert (BINDER / "requirements.txt").read_text(encoding="utf-8") == binder_requirements.render(), (
-        "binder/requirements.txt 가 최신이 아닙니다: .venv/bin/python scripts/binder_requirements.py")
-
-
-def test_binder_installs_cpu_torch_and_the_same_pins() -> None:
-    options, reqs = binder_lines()
-    top = binder_requirements.read_pins()
-    assert options == [f"--extra-index-url {TORCH_CPU_INDEX}"], f"색인 설정이 달라졌습니다: {options}"
-    assert "-r" not in " ".join(options), "-r ../requirements.txt 는 쓰지 않습니다 (빌드 도구까지 설치됨)"
-    torch_version = pinned_version(reqs["torch"])
-    assert torch_version == f"{top['torch'][1]}+cpu", f"torch 는 {top['torch'][1]}+cpu 여야 합니다: {torch_version}"
-    wrong = {name: (pinned_version(req), top[name][1]) for name, req in reqs.items()
-             if name != "torch" and (name not in top or pinned_version(req) != top[name][1])}
-    assert not wrong, f"requirements.txt 와 버전이 다른 패키지 (Binder, 최상위): {wrong}"
-    assert not any(name.startswith("nvidia-") for name in reqs), "CUDA 패키지가 들어 있습니다"
+def test_binder_installs_cpu_torch_and_the_top_level_pins() -> None:
+    """binder/requirements.txt 는 최상위와 같은 판(잠금은 tests/test_locks.py), torch 는 postBuild 가 CPU 색인에서."""
+    text = (BINDER / "requirements.txt").read_text(encoding="utf-8")
+    assert not [line for line in text.splitlines() if line.startswith(("-r", "--"))], (
+        "옵션 줄(-r ../requirements.txt, 색인)이 없어야 합니다: 빌드 도구까지 설치되거나 색인이 섞입니다")
+    reqs = read_lock(BINDER / "requirements.txt")
+    assert "torch" not in reqs and not any(name.startswith("nvidia-") for name in reqs), "CUDA torch 가 들어갑니다"
+    post_build = (BINDER / "postBuild").read_text(encoding="utf-8")
+    assert "--index-url https://download.pytorch.org/whl/cpu" in post_build and '+cpu"' in post_build
 
 
 def test_binder_leaves_out_build_and_test_tools() -> None:
-    _, reqs = binder_lines()
+    reqs = read_lock(BINDER / "requirements.txt")
     # otter-grader(과제 채점)가 꼭 요구하는 것(Sphinx, playwright, jupytext 등)은 pip 이 어차피 설치하므로 허용합니다.
-    grading = binder_requirements.closure(["otter-grader"])
+    grading = closure(["otter-grader"])
     tools = sorted(name for name in reqs if BUILD_TEST_ONLY.match(name) and name not in grading)
     assert not tools, f"책 빌드·테스트 도구는 Binder 에 넣지 않습니다: {tools}"
-    assert not {"jupyter-book", "myst-nb", "pytest", "nbgrader"} & set(reqs)
-    # 최상위 고정값은 모두 Binder 에 있거나, 빌드·테스트 도구만 끌어오는 것이어야 합니다
-    top = binder_requirements.read_pins()
-    build_only = binder_requirements.closure(binder_requirements.BUILD_TEST_ROOTS)
-    unclassified = sorted(set(top) - set(reqs) - build_only)
-    assert not unclassified, f"Binder 에도 없고 빌드·테스트 도구의 의존성도 아닌 고정값: {unclassified}"
+    assert not {"jupyter-book", "myst-nb", "pytest", "nbgrader", "pip-tools", "check-jsonschema"} & set(reqs)
 
 
-def test_binder_requirements_are_closed_and_cover_attn_lib() -> None:
-    """pip 이 고정되지 않은 패키지를 더 고르지 않도록, 들어 있는 패키지의 의존성도 모두 들어 있습니다."""
-    _, reqs = binder_lines()
-    missing = sorted(binder_requirements.closure(list(reqs)) - set(reqs) - binder_requirements.INSTALLER_TOOLS)
-    assert not missing, f"binder/requirements.txt 에 없는 의존성 (unpinned dependencies): {missing}"
+def test_binder_requirements_cover_attn_lib_and_the_launch_tools() -> None:
+    """postBuild 는 attn_lib 를 --no-deps 로 설치하므로 그 의존성이 모두 Binder 잠금에 있어야 합니다."""
+    reqs = read_lock(BINDER / "requirements.txt")
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     for dep in map(Requirement, deps):
         key = canonicalize_name(dep.name)
+        if key == "torch":
+            continue  # postBuild 가 CPU 색인에서
         assert key in reqs, f"attn_lib 의 의존성 {dep.name} 이(가) Binder 에 없습니다 (postBuild 는 --no-deps)"
-        assert dep.specifier.contains(pinned_version(reqs[key]), prereleases=True), f"{dep} 를 만족하지 않습니다"
-    for needed in ("pandas", "jupyterlab", "ipykernel"):
-        assert needed in reqs, f"장을 실행하는 데 필요한 {needed} 가 없습니다"
-    assert "otter-grader" in reqs, "과제 노트북의 grader.check 에 필요한 otter-grader 가 Binder 에 없습니다"
+        assert dep.specifier.contains(reqs[key], prereleases=True), f"{dep} 를 만족하지 않습니다"
+    for needed in ("pandas", "jupyterlab", "ipykernel", "nbgitpuller", "otter-grader"):
+        assert needed in reqs, f"Binder 에 {needed} 가 없습니다"
 
 
 def test_binder_runtime_and_apt_files() -> None:
