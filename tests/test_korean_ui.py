@@ -70,6 +70,27 @@ def test_catalog_msgids_are_the_themes_own_strings() -> None:
     assert len(msgids) >= 13
 
 
+#: 이 책에는 (아직) 나오지 않는 글: 캡션 달린 표·코드 상자가 없어 그 ¶ 링크가 없습니다. 빌드가 만든 sphinx.mo 가
+#: 번역하는지만 봅니다 (그런 상자가 생기면 위의 사이트 검사가 그대로 잡습니다).
+NOT_ON_ANY_PAGE = {'title="Link to this table"': "Link to this table", 'title="Link to this code"': "Link to this code"}
+
+
+@pytest.mark.site
+def test_built_catalog_translates_every_msgid(html_dir: Path) -> None:
+    """빌드가 sphinx.po 를 sphinx.mo 로 바꿨고, 그 .mo 가 모든 msgid 를 한국어로 돌려줍니다."""
+    import gettext
+
+    mo = ROOT / "locales" / "ko" / "LC_MESSAGES" / "sphinx.mo"
+    assert mo.is_file(), "빌드가 locales/ko/LC_MESSAGES/sphinx.mo 를 만들지 않았습니다 (locale_dirs?)"
+    with mo.open("rb") as f:
+        catalog = gettext.GNUTranslations(f)
+    po = (ROOT / "locales" / "ko" / "LC_MESSAGES" / "sphinx.po").read_text(encoding="utf-8")
+    for msgid in re.findall(r'^msgid "(.+)"$', po, re.M):
+        assert re.search(r"[가-힣©]", catalog.gettext(msgid)) and catalog.gettext(msgid) != msgid, msgid
+    for english, msgid in NOT_ON_ANY_PAGE.items():
+        assert catalog.gettext(msgid) in REMOVED_FROM_TABLE[english][0]
+
+
 @lru_cache(maxsize=1)
 def site_pages(html_dir: Path) -> dict[str, str]:
     return {p.relative_to(html_dir).as_posix(): p.read_text(encoding="utf-8") for p in html_dir.rglob("*.html")}
@@ -82,4 +103,6 @@ def test_every_string_removed_from_the_table_is_translated_in_the_built_html(eng
     pages = site_pages(html_dir)
     left = sorted(name for name, text in pages.items() if english in text)
     assert not left, f"{english!r} 가 영어로 남았습니다 ({by} 가 번역해야 함): {left[:5]}"
+    if english in NOT_ON_ANY_PAGE:
+        return  # 이 책에는 그런 상자가 없음: test_built_catalog_translates_every_msgid 가 번역을 봅니다
     assert any(korean in text for text in pages.values()), f"{korean!r} 가 빌드된 사이트 어디에도 없습니다 ({by})"
