@@ -92,14 +92,16 @@ book: setup $(EXEC_STAMP)
 	  echo "!!! 사이트 빌드 실패 (site build failed): 위의 경고/오류를 보세요." >&2; \
 	  exit 1; }
 
-# 두 코어를 씁니다 (pytest-xdist): 파일마다 한 작업자, 채점·학습 파일은 한 묶음으로 차례로 (tests/conftest.py).
+# 두 코어를 씁니다 (pytest-xdist, 파일마다 한 작업자). 채점(grading)·학습(training) 표시의 테스트는 그 뒤에 한 프로세스에서
+# 차례로 (다른 테스트와 나란히 돌지 않게; 표시는 tests/conftest.py). 고른 테스트가 없으면(종료 코드 5) 괜찮습니다.
 test: book browser-deps assignments
-	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadfile -m "not grading and not training" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "grading or training" $(PYTEST_ARGS) || test $$? = 5
 
 # 빠른 고리: 책을 빌드하지 않고, 빌드된 사이트·브라우저·학습·채점·노트북 실행이 필요 없는 테스트만 (tests/conftest.py 의
 # 표시). 라이브러리·스크립트·설정을 고칠 때 씁니다. 사이트나 장을 고쳤으면 `make test` 로.
 test-fast: setup
-	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadfile -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 bench: $(VENV_STAMP)
 	$(PY) benchmarks/run_all.py

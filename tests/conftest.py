@@ -49,10 +49,9 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
 #: 이 픽스처를 쓰는 테스트는 빌드된 사이트(site)나 브라우저(browser)가 필요합니다
 SITE_FIXTURES = frozenset({"html_dir", "site_url"})
 BROWSER_FIXTURES = frozenset({"browser", "open_offline_page", "offline_browser", "screenshot_dir"})
-#: pytest-xdist (`make test` 의 -n 2 --dist loadgroup): 같은 묶음은 한 작업자에서 차례로 돕니다. 파일마다 한 묶음
-#: (모듈 픽스처와 파일 안의 순서가 그대로), 채점(커널을 띄우고 dist/ 를 씀)과 학습(시간이 드는 실험) 파일은 모두 한
-#: 묶음 SERIAL_GROUP 에 넣어 서로 나란히 돌지 않게 합니다.
-SERIAL_GROUP = "serial-grading-training"
+#: `make test` 는 pytest-xdist 로 두 코어를 씁니다 (-n 2 --dist loadfile: 파일마다 한 작업자라 모듈 픽스처와 파일 안의
+#: 순서가 그대로). 채점(grading)과 학습(training) 파일은 그 뒤에 따로 한 프로세스에서 차례로 돕니다 (Makefile).
+#: (--dist loadgroup 과 xdist_group 은 이 환경의 pytest 9.2 + pytest-xdist 3.8 에서 묶지 못해 쓰지 않습니다.)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -65,8 +64,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.site)
         elif fixtures & SITE_FIXTURES:
             item.add_marker(pytest.mark.site)
-        serial = item.get_closest_marker("grading") or item.get_closest_marker("training")
-        item.add_marker(pytest.mark.xdist_group(SERIAL_GROUP if serial else item.path.name))
 
 
 # ---------------------------------------------------------------------------------------
