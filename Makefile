@@ -2,11 +2,13 @@
 #
 #   make book    .venv 와 node_modules 를 준비하고 사이트를 _build/html 에 빌드
 #   make test    make book 다음, 브라우저 테스트용 시스템 패키지를 확인하고 pytest 전체 실행
+#   make test-fast  책 빌드 없이 빠른 테스트만 (사이트, 브라우저, 학습, 채점 빼고; 3분 안)
 #   make bench   benchmarks/bench_*.py 를 모두 실행
 #   make bench-site  모든 페이지에 Lighthouse 12 (gzip 으로 내보낸 사이트, 휴대폰 기본 설정)
 #   make serve   _build/html 을 http://127.0.0.1:8000 에서 gzip 으로 보여 줌
 #   make clean   빌드 결과와 복사한 자산 삭제 (distclean: .venv, node_modules 까지)
-#   make binder  requirements.txt 에서 binder/requirements.txt 를 다시 생성 (CPU torch, 실행에 필요한 것만)
+#   make binder  binder/requirements.txt 를 다시 만들고 Binder 환경 브랜치를 맞춤 (CPU torch, 실행에 필요한 것만)
+#   make lock    requirements.in -> requirements.txt, binder/requirements.in -> binder/requirements.txt (UPGRADE=1: 새 판으로)
 #
 # 준비 단계는 stamp 파일로 건너뜁니다. stamp 는 자기가 설명하는 폴더 안에 있어서
 # 폴더를 지우면 stamp 도 같이 사라집니다 (.venv/.stamp-venv, node_modules/.stamp-node,
@@ -27,6 +29,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 JB := $(VENV)/bin/jupyter-book
 TORCH_VERSION := 2.13.0
+# torch 를 받을 색인 (비우면 pip 설정 그대로). GitHub 워크플로는 PyTorch 의 CPU 색인을 줍니다: PyPI 의 기본 휠은
+# CUDA 패키지(nvidia-*, 수 GB)를 끌어옵니다. (Index for torch only; the workflows set PyTorch's CPU index.)
+TORCH_INDEX_URL ?=
 NPM ?= npm
 NODE_MODULES := node_modules
 VENDOR := _assets/vendor
@@ -34,6 +39,8 @@ BUILD_DIR := _build
 HTML_DIR := $(BUILD_DIR)/html
 JB_FLAGS := -W -n --keep-going
 PYTEST_ARGS ?=
+PYTEST_JOBS ?= 2
+FAST_MARKERS := not site and not browser and not slow and not training and not grading
 HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
@@ -72,7 +79,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # _ext/figure_alt.py 가 <picture> 로). 노트북을 직접 열면 이 변수가 없어 넓은 그림만 그립니다.
 export ATTN_PHONE_FIGURES := 1
 
-.PHONY: book test bench bench-site serve clean distclean setup browser-deps assignments grade binder print-watched
+.PHONY: book test test-fast bench bench-site serve clean distclean setup browser-deps assignments grade binder lock print-watched
 
 # ---- 목표 (targets) -----------------------------------------------------------------
 book: setup $(EXEC_STAMP)
@@ -85,8 +92,16 @@ book: setup $(EXEC_STAMP)
 	  echo "!!! 사이트 빌드 실패 (site build failed): 위의 경고/오류를 보세요." >&2; \
 	  exit 1; }
 
+# 두 코어를 씁니다 (pytest-xdist, 파일마다 한 작업자). 채점(grading)·학습(training) 표시의 테스트는 그 뒤에 한 프로세스에서
+# 차례로 (다른 테스트와 나란히 돌지 않게; 표시는 tests/conftest.py). 고른 테스트가 없으면(종료 코드 5) 괜찮습니다.
 test: book browser-deps assignments
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadfile -m "not grading and not training" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "grading or training" $(PYTEST_ARGS) || test $$? = 5
+
+# 빠른 고리: 책을 빌드하지 않고, 빌드된 사이트·브라우저·학습·채점·노트북 실행이 필요 없는 테스트만 (tests/conftest.py 의
+# 표시). 라이브러리·스크립트·설정을 고칠 때 씁니다. 사이트나 장을 고쳤으면 `make test` 로.
+test-fast: setup
+	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadfile -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 bench: $(VENV_STAMP)
 	$(PY) benchmarks/run_all.py
@@ -120,9 +135,28 @@ print-watched:
 	@printf '%s\n' $(LIB_FILES)
 	@printf 'exercises: %s\n' $(EXERCISE_FILES)
 
-# Binder 설치 목록은 이 venv 의 패키지 메타데이터로 만듭니다 (tests/test_launch.py 가 최신인지 확인).
+# ---- 잠금 파일 (locks) -----------------------------------------------------------------
+# requirements.in(직접 의존성) -> requirements.txt, binder/requirements.in(-c ../requirements.txt) -> binder/requirements.txt.
+# pip-tools 의 pip-compile. torch 는 적지만 내보내지 않습니다(--unsafe-package torch: uv 의 --no-emit-package 와 같은 일):
+# torch 의 판은 위의 TORCH_VERSION 과 binder/postBuild 에 있습니다. 기본은 있는 고정값을 그대로 두고 .in 에 새로 적은
+# 것만 풀고, UPGRADE=1 이면 모두 새 판으로 (README '올릴 때'). pip 이 CPU torch 휠을 찾지 못하는 기계에서는
+# TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu 를 주세요: 아니면 CUDA torch 의 nvidia-*·triton 이 잠금에 들어가고
+# tests/test_locks.py 가 실패합니다. (Locks are compiled with pip-tools; torch is never emitted.)
+PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(VENV)/bin/pip-compile --quiet --strip-extras --no-allow-unsafe \
+  --unsafe-package torch --unsafe-package pip --unsafe-package setuptools --unsafe-package distribute \
+  --no-emit-index-url --no-emit-find-links --annotation-style line \
+  $(if $(TORCH_INDEX_URL),--extra-index-url $(TORCH_INDEX_URL)) $(if $(UPGRADE),--upgrade)
+
+lock: $(VENV_STAMP)
+	$(PIP_COMPILE) --output-file requirements.txt requirements.in
+	$(PIP_COMPILE) --output-file binder/requirements.txt binder/requirements.in
+
+# Binder: 설치 목록을 최상위 잠금에 맞춰 다시 만들고, 환경 브랜치(_config.yml 의 sphinx.config.binder_env_branch)를
+# binder/ 와 attn_lib 을 마지막으로 바꾼 커밋으로 옮깁니다 (scripts/binder_env.py). 장만 바뀌었으면 환경 브랜치는
+# 그대로라 Binder 가 이미지를 다시 만들지 않습니다. 끝나면 찍힌 push 명령을 실행하세요.
 binder: $(VENV_STAMP)
-	$(PY) scripts/binder_requirements.py
+	$(PIP_COMPILE) --output-file binder/requirements.txt binder/requirements.in
+	$(PY) scripts/binder_env.py sync
 
 # ---- 과제 (coursework) ---------------------------------------------------------------
 #   make assignments                  assignments/*.ipynb (연습판, 풀이 공개) -> dist/<이름>/
@@ -168,7 +202,7 @@ $(EXEC_STAMP): $(LIB_FILES)
 $(VENV_STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "python3.11 (또는 python3) 이 필요합니다 (Python 3.11 required)" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install torch==$(TORCH_VERSION)
+	$(PIP) install $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) torch==$(TORCH_VERSION)
 	$(PIP) install -r requirements.txt
 	$(PIP) install --no-deps -e .
 	touch $@

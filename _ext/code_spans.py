@@ -83,6 +83,7 @@ def unwrap_all(app: Sphinx, exception: Exception | None) -> None:
     outdir = Path(app.outdir)
     css_path = outdir / "_static" / "pygments.css"
     if not css_path.is_file():
+        logger.warning("code_spans: _static/pygments.css 가 없어 코드의 span 을 그대로 둡니다 (테마가 바뀜)")
         return
     classes = plain_token_classes(css_path.read_text(encoding="utf-8"))
     if not classes:

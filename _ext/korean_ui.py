@@ -19,11 +19,12 @@
 7. ``_static/js/nav-toggle.js``: 보이는 ≡ 단추와 "이 페이지" 단추가 휴대폰에서 목록을 열고, 넓은 화면에서
    사이드바를 숨기고 보이게 합니다 (테마 0.17 의 윗물 버그; 파일 머리의 설명).
 8. ``korean.css``: 표 칸은 숫자·낱말·모양 튜플 가운데에서 줄을 바꾸지 않고, 넓은 표는 제 상자 안에서 옆으로 넘깁니다.
-9. 테마 템플릿에 영어로 박힌 화면 글("Skip to main content", ``title="Toggle primary sidebar"``,
-   ``aria-label="Main"`` 등)을 빌드가 끝난 뒤 HTML 파일에서 한국어로 바꿉니다 (``UI_STRINGS``). 테마의 한국어
-   번역 목록에 없거나 번역할 수 없게 박힌 글이고("Launch on" + " Binder" 처럼 이어 붙인 글은 어순이 맞지 않음),
-   화면 낭독기가 읽는 이름과 툴팁이기도 합니다. 표에 없는 영어 글이 남으면 tests/test_site_layout.py 가 알립니다.
-   (Hard-coded English theme strings are replaced in the written HTML after the build.)
+9. 테마의 영어 화면 글을 한국어로. 테마와 Sphinx 가 ``_()`` 로 넘기는 글은 번역 목록
+   ``locales/ko/LC_MESSAGES/sphinx.po`` (``locale_dirs``)가, 템플릿에 박힌 글은 ``_templates/`` 의 덮어쓴 템플릿이,
+   이어 붙인 실행 단추 툴팁("Launch on" + " Binder": 어순이 맞지 않음)은 :func:`korean_launch_buttons` 가, 차례 제목은
+   :func:`korean_theme_options` 가 렌더링할 때 바꿉니다. 어느 것도 닿지 않는 글만 빌드가 끝난 뒤 HTML 에서 바꿉니다
+   (``UI_STRINGS``, 맞는 곳이 없는 항목은 경고). 표에 없는 영어 글이 남으면 tests/test_site_layout.py 가 알립니다.
+   (Theme strings come from a ko catalog, template overrides and render-time hooks; the after-build table is the rest.)
 10. 페이지의 외부 스크립트를 ``defer`` 로 싣습니다 (``defer_scripts``): 머리(head)의 동기 스크립트는 하나하나가
     첫 화면 그리기를 막습니다(휴대폰의 느린 4G 에서 수 초). ``defer`` 스크립트는 HTML 을 다 읽은 뒤 **적힌 순서대로**
     실행되므로 서로의 순서(doctools -> translations, offline-setup -> MathJax)는 그대로입니다. 인라인 스크립트가
@@ -42,6 +43,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -79,47 +81,91 @@ def drop_english_summary_label(app: Sphinx, pagename: str, templatename: str, co
         context["body"] = body.replace(ENGLISH_SUMMARY, "<summary>").replace(CITATION_LIST, '<div class="citation-list">')
 
 
-#: 테마가 영어로 박아 둔 화면 글 -> 한국어 (정확히 이 글만 바꿉니다; 본문은 건드리지 않도록 따옴표·꺾쇠까지)
+#: 빌드가 끝난 뒤 HTML 에서 바꾸는 영어 화면 글 -> 한국어. 번역 목록(locales/ko/LC_MESSAGES/sphinx.po), 덮어쓴 템플릿
+#: (_templates/), 렌더링 때의 설정(:func:`korean_launch_buttons`, :func:`korean_theme_options`)이 닿지 않는 것만 둡니다.
+#: 실행 단추의 로고 그림: sphinx-book-theme 의 macros/buttons.html 이 alt 를 "{{ translate(text) }} {{ translate("logo") }}"
+#: 로 이어 붙여서 번역으로는 비울 수 없고, 바로 옆에 "Binder"/"Colab" 글이 있는 꾸밈 그림이므로 alt="" 로 둡니다.
+#: 항목마다 빌드된 사이트 어딘가에서 맞아야 합니다: 맞는 곳이 없으면 경고(-W: 빌드 실패) (README '올릴 때').
 UI_STRINGS: dict[str, str] = {
-    '<a href="#main-content">Skip to main content</a>': '<a href="#main-content">본문으로 건너뛰기</a>',
-    '</i>Back to top</button>': '</i>맨 위로</button>',
-    'title="Toggle primary sidebar"': 'title="장 목록 열기·닫기"',
-    'title="Toggle secondary sidebar"': 'title="이 페이지 차례 열기·닫기"',
-    'aria-label="Site navigation"': 'aria-label="장 목록"',
-    'aria-label="Main"': 'aria-label="장 목록"',
-    '<nav aria-label="Page">': '<nav aria-label="이 페이지 차례">',
-    'aria-label="On this page"': 'aria-label="이 페이지 차례"',
-    'aria-label="Version warning"': 'aria-label="버전 알림"',
-    '<h2> Table of contents </h2>': '<h2> 차례 </h2>',
-    'title="next page"': 'title="다음 페이지"',
-    'title="previous page"': 'title="이전 페이지"',
-    'title="Link to this heading"': 'title="이 제목으로 가는 링크"',
-    'title="Link to this image"': 'title="이 그림으로 가는 링크"',
-    'title="Link to this table"': 'title="이 표로 가는 링크"',
-    'title="Link to this code"': 'title="이 코드로 가는 링크"',
-    'aria-label="Launch interactive content"': 'aria-label="실행 환경에서 열기"',
-    'title="Launch on Binder"': 'title="Binder에서 실행"',
-    'title="Launch on Colab"': 'title="Colab에서 실행"',
-    'title="Launch Thebe"': 'title="이 페이지에서 코드 실행 (Thebe, Binder 서버)"',
-    'alt="Binder logo"': 'alt=""',  # 바로 옆에 "Binder" 글이 있는 꾸밈 그림
+    'alt="Binder logo"': 'alt=""',
     'alt="Colab logo"': 'alt=""',
-    "Please activate JavaScript to enable the search functionality.": "검색하려면 브라우저에서 자바스크립트를 켜 주세요.",
-    "&#169; Copyright": "&#169;",
-    "© Copyright": "©",
 }
+
+#: 실행 단추의 툴팁 (sphinx-book-theme 가 translation("Launch on") + " Binder" 처럼 이어 붙여 어순을 번역할 수 없음)
+LAUNCH_TOOLTIPS = {
+    "Binder": "Binder에서 실행",
+    "Colab": "Colab에서 실행",
+    "launch-thebe": "이 페이지에서 코드 실행 (Thebe, Binder 서버)",
+}
+LAUNCH_GROUP_TOOLTIP = "실행 환경에서 열기"
+#: 인쇄용 차례와 사이드바 차례의 제목 (sphinx-book-theme 의 toc_title, 기본 "Contents")
+TOC_TITLE = "차례"
+
+
+def korean_theme_options(app: Sphinx, config: Any) -> None:
+    """한국어 책이면 테마 옵션 ``toc_title`` 을 한국어로 (사용자가 정했으면 그대로)."""
+    options = config.html_theme_options
+    if (config.language or "").startswith("ko") and isinstance(options, dict):
+        options.setdefault("toc_title", TOC_TITLE)
+
+
+def korean_launch_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """실행 단추(Binder, Colab, Live Code)와 그 묶음의 툴팁을 한국어로 (테마의 ``add_launch_buttons`` 다음)."""
+    if not (app.config.language or "").startswith("ko"):
+        return
+    for group in context.get("header_buttons") or []:
+        if group.get("label") != "launch-buttons":
+            continue
+        group["tooltip"] = LAUNCH_GROUP_TOOLTIP
+        for button in group.get("buttons", []):
+            key = button.get("label") if button.get("label") in LAUNCH_TOOLTIPS else button.get("text")
+            if key not in LAUNCH_TOOLTIPS:
+                logger.warning("korean_ui: %s 의 실행 단추 %r 에 한국어 툴팁이 없습니다 (LAUNCH_TOOLTIPS)", pagename,
+                               button.get("text"))
+                continue
+            button["tooltip"] = LAUNCH_TOOLTIPS[key]
+
+
+#: 이번 빌드에서 쓴 페이지 (html-page-context). 증분 빌드에서 다시 쓰지 않은 페이지는 이미 바꾼 글이므로,
+#: 그 페이지의 이전 빌드 기록(doctree 폴더의 :data:`UI_STATE`)을 씁니다.
+_RENDERED: set[str] = set()
+UI_STATE = "korean_ui_strings.json"
+
+
+def record_rendered(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    _RENDERED.add(pagename)
 
 
 def korean_ui_strings(app: Sphinx, exception: Exception | None) -> None:
-    """빌드가 끝나면 쓰인 HTML 파일의 ``UI_STRINGS`` 를 한국어로 바꿉니다 (여러 번 돌아도 같은 결과)."""
+    """빌드가 끝나면 쓰인 HTML 파일의 ``UI_STRINGS`` 를 한국어로 바꿉니다 (여러 번 돌아도 같은 결과).
+
+    어느 페이지에서도 맞지 않은 항목은 경고합니다(-W: 빌드 실패): 테마를 올려 글이 바뀌었거나, 번역 목록이나 템플릿이
+    이미 번역해 표에서 빼야 하는 항목입니다. 이번에 다시 쓰지 않은 페이지는 이전 빌드에서 센 수를 씁니다."""
     if exception is not None or app.builder is None or app.builder.format != "html":
         return
-    for path in Path(app.outdir).rglob("*.html"):
+    outdir = Path(app.outdir)
+    state_path = Path(app.doctreedir) / UI_STATE
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        state = {}
+    pages = {}
+    for path in outdir.rglob("*.html"):
+        page = path.relative_to(outdir).with_suffix("").as_posix()
         text = path.read_text(encoding="utf-8")
+        counts = {english: text.count(english) for english in UI_STRINGS if english in text}
         new = text
         for english, korean in UI_STRINGS.items():
             new = new.replace(english, korean)
         if new != text:
             path.write_text(new, encoding="utf-8")
+        pages[page] = counts if (page in _RENDERED or page not in state or counts) else state[page]
+    state_path.parent.mkdir(parents=True, exist_ok=True)
+    state_path.write_text(json.dumps(pages, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    for english in UI_STRINGS:
+        if not any(english in counts for counts in pages.values()):
+            logger.warning("korean_ui: UI_STRINGS 의 %r 가 빌드된 HTML 어디에도 없습니다 (테마가 바뀌었거나 이미 "
+                           "번역됨: 표에서 빼거나 고치세요)", english)
 
 
 #: sphinx-copybutton 0.5 의 단추 글(툴팁, 알림)에는 한국어가 없어 영어로 뜹니다. 빌드가 끝나면 복사된
@@ -134,6 +180,7 @@ def korean_copybutton(app: Sphinx, exception: Exception | None) -> None:
         return
     path = Path(app.outdir) / "_static" / "copybutton.js"
     if not path.is_file():
+        logger.warning("korean_ui: _static/copybutton.js 가 없어 복사 단추를 한국어로 바꾸지 못했습니다")
         return
     text = path.read_text(encoding="utf-8")
     if "'ko':" not in text:
@@ -225,6 +272,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", korean_ui_strings)
     app.connect("build-finished", korean_copybutton)
     app.connect("config-inited", set_default_mode)
+    app.connect("config-inited", korean_theme_options)
+    app.connect("html-page-context", korean_launch_buttons, priority=520)
+    app.connect("html-page-context", record_rendered)
     app.add_css_file(KOREAN_CSS)
     app.add_css_file(ACCESSIBILITY_CSS)
     app.add_js_file(NAV_TOGGLE_JS, loading_method="defer")

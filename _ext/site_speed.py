@@ -212,6 +212,26 @@ def later_search_index(text: str) -> str:
     return SEARCH_INDEX_RE.sub(loader, text)
 
 
+PATCHED_BOX_RE = re.compile(r'<(pre|div class="output [^"]*"|div class="pst-scrollable-table-container") tabindex="0"')
+BUNDLE_LINK_RE = re.compile(r'<link rel="stylesheet" type="text/css" href="[^"]*_static/styles/bundle-[0-9a-f]+\.css" />')
+
+
+def check_patches(outdir: Path) -> None:
+    """테마·Sphinx 의 출력에 기대는 고치기가 사이트 어디에도 닿지 않았으면 경고합니다 (-W: 빌드 실패).
+
+    고친 결과를 셉니다(이미 고친 페이지도 셈): 증분 빌드에서 다시 쓰지 않은 페이지도 그대로 통과합니다."""
+    pages = [p.read_text(encoding="utf-8") for p in outdir.rglob("*.html")]
+    if not any(PATCHED_BOX_RE.search(text) for text in pages):
+        logger.warning("site_speed: 코드·출력·표 상자(<pre>, div.output, pst-scrollable-table-container)를 한 곳도 찾지 "
+                       "못해 tabindex 를 달지 못했습니다 (테마나 myst-nb 의 HTML 이 바뀜)")
+    if not any(BUNDLE_LINK_RE.search(text) for text in pages):
+        logger.warning("site_speed: 스타일시트를 하나로 묶은 페이지가 없습니다 (머리의 <link rel=\"stylesheet\"> 모양이 바뀜)")
+    search = outdir / "search.html"
+    if search.is_file() and "data-search-index=" not in search.read_text(encoding="utf-8"):
+        logger.warning("site_speed: search.html 에서 searchindex.js 를 싣는 줄을 찾지 못해 늦게 싣지 못했습니다 "
+                       "(_templates/search.html 이나 Sphinx 가 바뀜)")
+
+
 def lighten_pages(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder is None or app.builder.format != "html":
         return
@@ -229,6 +249,7 @@ def lighten_pages(app: Sphinx, exception: Exception | None) -> None:
         total += moved
         if new != text:
             page.write_text(new, encoding="utf-8")
+    check_patches(outdir)
     logger.info("site_speed: 스타일시트 묶음 %d개 (%s)", len(made),
                 ", ".join(f"{len(k)}개 -> {v.name}" for k, v in made.items()))
     if total:

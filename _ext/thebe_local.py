@@ -81,6 +81,9 @@ def use_local_thebe(app: Sphinx, pagename: str, templatename: str, context: dict
         return
     found = [i for i, js in enumerate(scripts) if _is_thebe_config(js)]
     if not found:
+        if any("sphinx-thebe" in str(getattr(js, "filename", "") or "") for js in scripts):
+            logger.warning("thebe_local: %s 에 sphinx-thebe 가 있는데 그 설정(%r 로 시작하는 인라인 스크립트)을 찾지 "
+                           "못해 thebe 를 CDN 에서 싣게 됩니다 (sphinx-thebe 가 바뀜)", pagename, CONFIG_PREFIX)
         return
     pathto = context["pathto"]
     js_url = pathto(f"_static/{THEBE_JS}", 1)

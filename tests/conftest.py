@@ -29,6 +29,46 @@ HTML_DIR = ROOT / "_build" / "html"
 SCREENSHOT_DIR = ROOT / "_build" / "screenshots"
 
 # ---------------------------------------------------------------------------------------
+# 표시(marker)와 빠른 고리 (markers for `make test-fast`, xdist groups for `make test`)
+# ---------------------------------------------------------------------------------------
+
+#: 파일 단위 표시: 파일마다 고치지 않고 여기서 붙입니다 (테스트 파일 머리의 pytestmark 도 그대로 쓰임).
+#: - training: 작은 모델을 학습하거나 장의 학습 실험을 다시 돌림 (몇 분)
+#: - grading: otter 로 과제를 만들거나 채점함 (dist/, 커널을 띄움)
+#: - slow: 노트북을 실행하거나 wheel·venv 를 만듦
+#: 새 파일이 이런 일을 하면 여기에 더하세요. `make test-fast` 는 이 셋과 site, browser 를 뺍니다.
+FILE_MARKERS: dict[str, tuple[str, ...]] = {
+    "test_head_sweep.py": ("training",),
+    "test_seq2seq.py": ("training",),
+    "test_assignments.py": ("grading", "slow"),
+    "test_grading_sandbox.py": ("grading", "slow"),
+    "test_grading_forgery.py": ("grading", "slow"),
+    "test_coursework_compare.py": ("grading",),
+    "test_notebooks.py": ("slow",),
+    "test_packaging.py": ("slow",),
+    "test_colab.py": ("slow",),
+}
+#: 이 픽스처를 쓰는 테스트는 빌드된 사이트(site)나 브라우저(browser)가 필요합니다
+SITE_FIXTURES = frozenset({"html_dir", "site_url"})
+BROWSER_FIXTURES = frozenset({"browser", "open_offline_page", "offline_browser", "screenshot_dir"})
+#: `make test` 는 pytest-xdist 로 두 코어를 씁니다 (-n 2 --dist loadfile: 파일마다 한 작업자라 모듈 픽스처와 파일 안의
+#: 순서가 그대로). 채점(grading)과 학습(training) 파일은 그 뒤에 따로 한 프로세스에서 차례로 돕니다 (Makefile).
+#: (--dist loadgroup 과 xdist_group 은 이 환경의 pytest 9.2 + pytest-xdist 3.8 에서 묶지 못해 쓰지 않습니다.)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in FILE_MARKERS.get(item.path.name, ()):
+            item.add_marker(getattr(pytest.mark, name))
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.site)
+        elif fixtures & SITE_FIXTURES:
+            item.add_marker(pytest.mark.site)
+
+
+# ---------------------------------------------------------------------------------------
 # 목차 (table of contents)
 # ---------------------------------------------------------------------------------------
 

@@ -4,8 +4,11 @@ Checks the launch buttons and what stands behind them:
 
 - ``_config.yml``: JupyterLab 으로 여는 Binder, Colab, thebe; 저장소 주소는 ``repository.url`` 한 곳
   (사본은 ``scripts/set_repository_url.py`` 가 맞추고, 여기서 어긋남을 찾습니다).
-- Colab 설치 셀: 모든 장의 첫 코드 셀이 같고, attn_lib 가 있으면 아무것도 설치하지 않으며, 없으면
-  ``git+<repository.url>`` 로 설치하려 합니다. pip 은 가로채기만 하고 실제로 설치하지 않습니다.
+- 준비 셀(Colab, Binder): 모든 장의 첫 코드 셀이 같고, attn_lib 가 있고 책의 attn_lib 와 같으면 아무것도
+  설치하지 않으며, 없으면 ``git+<repository.url>`` 로, 책의 것과 다르면 책의 폴더에서 다시 설치하려 합니다.
+  pip 은 가로채기만 하고 실제로 설치하지 않습니다.
+- Binder 주소: 환경 브랜치 + nbgitpuller (``_ext/launch_links.py``), 모든 장과 과제 노트북. 환경 브랜치는
+  ``scripts/binder_env.py`` (``make binder``)가 만들고, 장만 바뀐 커밋에서는 그대로입니다.
 - ``binder/``: 파일이 읽히고, 고정 버전이 ``requirements.txt`` 와 같고, torch 는 CPU 빌드, 빌드·테스트
   도구는 빠지며, postBuild 가 attn_lib 를 설치합니다. Binder 를 실제로 띄우는 검사는 여기서 할 수 없습니다.
 - 빌드된 사이트: 장 페이지마다 세 단추, 페이지마다 하나뿐인 ``THEBE_JS_URL`` 이 사이트의 사본을 가리킴.
@@ -15,6 +18,7 @@ Checks the launch buttons and what stands behind them:
 
 from __future__ import annotations
 
+import html as html_module
 import importlib.util
 import json
 import os
@@ -30,7 +34,7 @@ import tomllib
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator
-from urllib.parse import urljoin, urlparse
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 import yaml
@@ -38,8 +42,11 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from conftest import OfflinePage, read_toc_docnames
+from test_locks import closure, read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))
+import launch_links  # noqa: E402  (_ext 는 Sphinx local_extensions 폴더)
 
 
 def load_script(name: str) -> Any:
@@ -50,12 +57,16 @@ def load_script(name: str) -> Any:
     return module
 
 
-binder_requirements = load_script("binder_requirements")
 set_repository_url = load_script("set_repository_url")
+binder_env = load_script("binder_env")
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPO_URL = CONFIG["repository"]["url"]
 BRANCH = CONFIG["repository"].get("branch", "main")
+ENV_BRANCH = CONFIG["sphinx"]["config"]["binder_env_branch"]
+SETTINGS = launch_links.settings_from_config(CONFIG)
+#: 과제 노트북 (강사가 올린 저장소에 있는 학생판; 주소는 scripts/binder_env.py links 로 찍음)
+ASSIGNMENTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "assignments").glob("*.ipynb"))
 ORG, REPO = urlparse(REPO_URL).path.strip("/").split("/")[:2]
 LAUNCH = CONFIG["launch_buttons"]
 TOC_DOCNAMES = read_toc_docnames()
@@ -66,7 +77,7 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # 책을 빌드·테스트·채점할 때만 쓰는 패키지: Binder 이미지에 들어가면 안 됩니다
 BUILD_TEST_ONLY = re.compile(
     r"^(jupyter-book|sphinx.*|myst-.*|pydata-sphinx-theme|playwright|pytest.*|nbval|hypothesis|coverage|"
-    r"nbgrader|jupytext|jupyter-cache|altair)$"
+    r"nbgrader|jupytext|jupyter-cache|altair|check-jsonschema|pip-tools)$"
 )
 
 
@@ -160,7 +171,7 @@ print(json.dumps({"attn_lib_found": found, "calls": calls, "python": sys.executa
 """
 
 
-def run_colab_cell(docname: str, tmp_path: Path, *, attn_lib_importable: bool) -> dict:
+def run_colab_cell(docname: str, tmp_path: Path, *, attn_lib_importable: bool, cwd: Path | None = None) -> dict:
     """장의 첫 코드 셀을 새 프로세스에서 실행합니다. ``-I``: PYTHONPATH, 현재 폴더, 사용자 site 무시.
 
     attn_lib 를 없게 하려면 ``-S`` (site-packages 를 아예 보지 않음) 를 더합니다: 셀은 표준
@@ -168,7 +179,7 @@ def run_colab_cell(docname: str, tmp_path: Path, *, attn_lib_importable: bool) -
     """
     flags = ["-I"] if attn_lib_importable else ["-I", "-S"]
     out = subprocess.run([sys.executable, *flags, "-c", HARNESS], input=cell_source(colab_cell(docname)),
-                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+                         capture_output=True, text=True, cwd=cwd or tmp_path, timeout=120)
     assert out.returncode == 0, f"{docname}: Colab 설치 셀이 오류로 끝났습니다:\n{out.stderr}"
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -188,7 +199,7 @@ def test_every_chapter_starts_with_the_same_hidden_colab_cell() -> None:
     assert len(set(sources.values())) == 1, "장마다 Colab 설치 셀이 다릅니다: 모두 같아야 합니다"
     source = next(iter(sources.values()))
     assert f'REPO_URL = "{REPO_URL}"' in source
-    assert len(source.splitlines()) <= 15, "Colab 설치 셀은 짧게 유지합니다"
+    assert len(source.splitlines()) <= 22, "준비 셀은 짧게 유지합니다"
     comments = [line for line in source.splitlines() if line.lstrip().startswith("#")]
     assert comments and all(re.search(r"[가-힣]", c) or "(" in c for c in comments), "주석은 한국어로 씁니다"
 
@@ -214,6 +225,46 @@ def test_colab_cell_installs_attn_lib_from_the_repository_when_missing(docname: 
         f"{docname}: _config.yml 의 repository.url ({REPO_URL}) 에서 attn_lib 만 설치해야 합니다: {argv}")
 
 
+def test_setup_cell_leaves_the_book_s_own_attn_lib_alone(tmp_path: Path) -> None:
+    """로컬과 책 빌드: 설치된(editable) attn_lib 가 곧 ``../attn_lib`` 이므로 아무것도 하지 않습니다."""
+    result = run_colab_cell(CHAPTERS[0], tmp_path, attn_lib_importable=True, cwd=ROOT / "chapters")
+    assert result["attn_lib_found"] and result["calls"] == [], result["calls"]
+
+
+def _content_copy(tmp_path: Path, change: bool) -> Path:
+    """nbgitpuller 가 받은 내용처럼: ``<tmp>/repo/chapters`` (작업 폴더) 와 ``<tmp>/repo/attn_lib`` (책의 판)."""
+    content = tmp_path / "repo"
+    shutil.copytree(ROOT / "attn_lib", content / "attn_lib", ignore=shutil.ignore_patterns("__pycache__"))
+    (content / "chapters").mkdir()
+    if change:
+        init = content / "attn_lib" / "metrics.py"
+        init.write_text(init.read_text(encoding="utf-8") + "\n# 책에서 바뀐 줄\n", encoding="utf-8")
+    return content
+
+
+def test_setup_cell_accepts_an_environment_with_the_book_s_attn_lib(tmp_path: Path) -> None:
+    """Binder: 환경의 attn_lib(여기서는 이 저장소의 것)와 받은 책의 ``attn_lib/`` 가 같으면 설치하지 않습니다."""
+    content = _content_copy(tmp_path, change=False)
+    result = run_colab_cell(CHAPTERS[0], tmp_path, attn_lib_importable=True, cwd=content / "chapters")
+    assert result["calls"] == [], f"같은 판인데 다시 설치하려 했습니다: {result['calls']}"
+
+
+def test_setup_cell_reinstalls_when_the_environment_s_attn_lib_is_stale(tmp_path: Path) -> None:
+    """Binder: 환경 브랜치가 낡아(강사가 make binder 를 잊음) 책의 ``attn_lib/`` 와 다르면 책의 폴더에서
+    의존성 없이 다시 설치하고, 그 까닭을 한국어로 알립니다."""
+    content = _content_copy(tmp_path, change=True)
+    out = subprocess.run([sys.executable, "-I", "-c", HARNESS], input=cell_source(colab_cell(CHAPTERS[0])),
+                         capture_output=True, text=True, cwd=content / "chapters", timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(result["calls"]) == 1, result["calls"]
+    argv = result["calls"][0]["args"][0]
+    assert argv[:4] == [result["python"], "-m", "pip", "install"] and "--no-deps" in argv, argv
+    targets = [a for a in argv[4:] if not a.startswith("-")]
+    assert len(targets) == 1 and (content / "chapters" / targets[0]).resolve() == content.resolve(), argv
+    assert "책의 attn_lib 와 달라" in out.stdout and "make binder" in out.stdout
+
+
 def test_attn_lib_brings_the_korean_font_package() -> None:
     """Colab 셀은 attn_lib 만 설치합니다: 한국어 글꼴(koreanize-matplotlib)은 그 의존성으로 따라옵니다."""
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
@@ -225,73 +276,38 @@ def test_attn_lib_brings_the_korean_font_package() -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def binder_lines() -> tuple[list[str], dict[str, Requirement]]:
-    options, reqs = [], {}
-    for raw in (BINDER / "requirements.txt").read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if line.startswith("-"):
-            options.append(line)
-            continue
-        req = Requirement(line)  # 형식이 틀리면 여기서 InvalidRequirement
-        key = canonicalize_name(req.name)
-        assert key not in reqs, f"binder/requirements.txt 에 {req.name} 이(가) 두 번 있습니다"
-        reqs[key] = req
-    return options, reqs
-
-
-def pinned_version(req: Requirement) -> str:
-    specs = list(req.specifier)
-    assert len(specs) == 1 and specs[0].operator == "==", f"{req}: '이름==버전' 으로 고정해야 합니다"
-    return specs[0].version
-
-
-def test_binder_requirements_are_generated_and_up_to_date() -> None:
-    assert (BINDER / "requirements.txt").read_text(encoding="utf-8") == binder_requirements.render(), (
-        "binder/requirements.txt 가 최신이 아닙니다: .venv/bin/python scripts/binder_requirements.py")
-
-
-def test_binder_installs_cpu_torch_and_the_same_pins() -> None:
-    options, reqs = binder_lines()
-    top = binder_requirements.read_pins()
-    assert options == [f"--extra-index-url {TORCH_CPU_INDEX}"], f"색인 설정이 달라졌습니다: {options}"
-    assert "-r" not in " ".join(options), "-r ../requirements.txt 는 쓰지 않습니다 (빌드 도구까지 설치됨)"
-    torch_version = pinned_version(reqs["torch"])
-    assert torch_version == f"{top['torch'][1]}+cpu", f"torch 는 {top['torch'][1]}+cpu 여야 합니다: {torch_version}"
-    wrong = {name: (pinned_version(req), top[name][1]) for name, req in reqs.items()
-             if name != "torch" and (name not in top or pinned_version(req) != top[name][1])}
-    assert not wrong, f"requirements.txt 와 버전이 다른 패키지 (Binder, 최상위): {wrong}"
-    assert not any(name.startswith("nvidia-") for name in reqs), "CUDA 패키지가 들어 있습니다"
+def test_binder_installs_cpu_torch_and_the_top_level_pins() -> None:
+    """binder/requirements.txt 는 최상위와 같은 판(잠금은 tests/test_locks.py), torch 는 postBuild 가 CPU 색인에서."""
+    text = (BINDER / "requirements.txt").read_text(encoding="utf-8")
+    assert not [line for line in text.splitlines() if line.startswith(("-r", "--"))], (
+        "옵션 줄(-r ../requirements.txt, 색인)이 없어야 합니다: 빌드 도구까지 설치되거나 색인이 섞입니다")
+    reqs = read_lock(BINDER / "requirements.txt")
+    assert "torch" not in reqs and not any(name.startswith("nvidia-") for name in reqs), "CUDA torch 가 들어갑니다"
+    post_build = (BINDER / "postBuild").read_text(encoding="utf-8")
+    assert "--index-url https://download.pytorch.org/whl/cpu" in post_build and '+cpu"' in post_build
 
 
 def test_binder_leaves_out_build_and_test_tools() -> None:
-    _, reqs = binder_lines()
+    reqs = read_lock(BINDER / "requirements.txt")
     # otter-grader(과제 채점)가 꼭 요구하는 것(Sphinx, playwright, jupytext 등)은 pip 이 어차피 설치하므로 허용합니다.
-    grading = binder_requirements.closure(["otter-grader"])
+    grading = closure(["otter-grader"])
     tools = sorted(name for name in reqs if BUILD_TEST_ONLY.match(name) and name not in grading)
     assert not tools, f"책 빌드·테스트 도구는 Binder 에 넣지 않습니다: {tools}"
-    assert not {"jupyter-book", "myst-nb", "pytest", "nbgrader"} & set(reqs)
-    # 최상위 고정값은 모두 Binder 에 있거나, 빌드·테스트 도구만 끌어오는 것이어야 합니다
-    top = binder_requirements.read_pins()
-    build_only = binder_requirements.closure(binder_requirements.BUILD_TEST_ROOTS)
-    unclassified = sorted(set(top) - set(reqs) - build_only)
-    assert not unclassified, f"Binder 에도 없고 빌드·테스트 도구의 의존성도 아닌 고정값: {unclassified}"
+    assert not {"jupyter-book", "myst-nb", "pytest", "nbgrader", "pip-tools", "check-jsonschema"} & set(reqs)
 
 
-def test_binder_requirements_are_closed_and_cover_attn_lib() -> None:
-    """pip 이 고정되지 않은 패키지를 더 고르지 않도록, 들어 있는 패키지의 의존성도 모두 들어 있습니다."""
-    _, reqs = binder_lines()
-    missing = sorted(binder_requirements.closure(list(reqs)) - set(reqs) - binder_requirements.INSTALLER_TOOLS)
-    assert not missing, f"binder/requirements.txt 에 없는 의존성 (unpinned dependencies): {missing}"
+def test_binder_requirements_cover_attn_lib_and_the_launch_tools() -> None:
+    """postBuild 는 attn_lib 를 --no-deps 로 설치하므로 그 의존성이 모두 Binder 잠금에 있어야 합니다."""
+    reqs = read_lock(BINDER / "requirements.txt")
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     for dep in map(Requirement, deps):
         key = canonicalize_name(dep.name)
+        if key == "torch":
+            continue  # postBuild 가 CPU 색인에서
         assert key in reqs, f"attn_lib 의 의존성 {dep.name} 이(가) Binder 에 없습니다 (postBuild 는 --no-deps)"
-        assert dep.specifier.contains(pinned_version(reqs[key]), prereleases=True), f"{dep} 를 만족하지 않습니다"
-    for needed in ("pandas", "jupyterlab", "ipykernel"):
-        assert needed in reqs, f"장을 실행하는 데 필요한 {needed} 가 없습니다"
-    assert "otter-grader" in reqs, "과제 노트북의 grader.check 에 필요한 otter-grader 가 Binder 에 없습니다"
+        assert dep.specifier.contains(reqs[key], prereleases=True), f"{dep} 를 만족하지 않습니다"
+    for needed in ("pandas", "jupyterlab", "ipykernel", "nbgitpuller", "otter-grader"):
+        assert needed in reqs, f"Binder 에 {needed} 가 없습니다"
 
 
 def test_binder_runtime_and_apt_files() -> None:
@@ -303,8 +319,15 @@ def test_binder_runtime_and_apt_files() -> None:
     assert "fonts-nanum" in apt, "Binder 에 한국어 글꼴(fonts-nanum)이 없습니다"
 
 
-def test_binder_postbuild_installs_attn_lib_and_rebuilds_the_font_cache(tmp_path: Path) -> None:
+@pytest.mark.parametrize("on_env_branch", [True, False], ids=["env-branch", "content-branch"])
+def test_binder_postbuild_installs_attn_lib_and_rebuilds_the_font_cache(tmp_path: Path, on_env_branch: bool) -> None:
+    """환경 브랜치(binder/attn_lib.txt 가 있음)에서는 고정한 판을, 아니면 저장소의 attn_lib 를 설치합니다."""
     post_build = BINDER / "postBuild"
+    cwd = ROOT
+    if on_env_branch:
+        cwd = tmp_path / "env"
+        (cwd / "binder").mkdir(parents=True)
+        (cwd / "binder" / "attn_lib.txt").write_text(f"attn_lib @ git+{REPO_URL}@{'0' * 40}\n", encoding="utf-8")
     assert post_build.read_text(encoding="utf-8").startswith("#!/usr/bin/env bash\n")
     assert os.stat(post_build).st_mode & stat.S_IXUSR, "postBuild 에 실행 권한이 없습니다"
     mode = subprocess.run(["git", "ls-files", "-s", "binder/postBuild"], cwd=ROOT, capture_output=True, text=True)
@@ -322,11 +345,16 @@ def test_binder_postbuild_installs_attn_lib_and_rebuilds_the_font_cache(tmp_path
     (cache / "stale-marker").write_text("낡은 캐시", encoding="utf-8")
     path = os.pathsep.join([str(fake_bin), str(Path(sys.executable).parent), os.environ["PATH"]])
     env = {**os.environ, "PATH": path, "MPLCONFIGDIR": str(cache)}
-    run = subprocess.run(["bash", str(post_build)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(["bash", str(post_build)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, f"postBuild 실패:\n{run.stdout}\n{run.stderr}"
-    cwd, args = log.read_text(encoding="utf-8").strip().split("|")
-    assert Path(cwd) == ROOT and args.split()[0] == "install" and "--no-deps" in args.split()
-    assert args.split()[-1] == "." or args.split()[-2:] == ["-e", "."], f"attn_lib(.)를 설치하지 않습니다: {args}"
+    calls = [line.split("|") for line in log.read_text(encoding="utf-8").strip().splitlines()]
+    installs = [args.split() for where, args in calls if Path(where) == cwd and args.split()[0] == "install"]
+    attn = [a for a in installs if "torch" not in " ".join(a)]
+    assert len(attn) == 1 and "--no-deps" in attn[0], f"attn_lib 를 의존성 없이 한 번 설치해야 합니다: {calls}"
+    if on_env_branch:
+        assert attn[0][-2:] == ["-r", "binder/attn_lib.txt"], f"고정한 attn_lib 판을 설치하지 않습니다: {attn}"
+    else:
+        assert attn[0][-2:] == ["-e", "."], f"attn_lib(.)를 설치하지 않습니다: {attn}"
     assert not (cache / "stale-marker").exists(), "matplotlib 글꼴 캐시를 지우지 않았습니다"
     fontlists = list(cache.glob("fontlist-*.json"))
     assert fontlists, "postBuild 가 글꼴 캐시를 다시 만들지 않았습니다"
@@ -339,6 +367,120 @@ def test_readme_says_what_was_and_was_not_verified() -> None:
     for phrase in ("검증한 것", "검증하지 못한 것", "What was verified", "What was not verified",
                    "Binder", "Colab", "Live Code", "GB"):
         assert phrase in readme, f"README 에 {phrase!r} 가 없습니다"
+
+
+# ---------------------------------------------------------------------------------------
+# Binder 주소: 환경 브랜치 + nbgitpuller (launch URLs) 와 환경 브랜치 (make binder)
+# ---------------------------------------------------------------------------------------
+
+
+def parse_binder_url(url: str) -> tuple[tuple[str, str, str], dict[str, str]]:
+    """Binder 주소를 Binder 와 nbgitpuller 가 읽는 대로 풉니다: (조직, 저장소, 환경 ref), ``git-pull`` 의 인자."""
+    outer = urlparse(url)
+    parts = outer.path.split("/")
+    assert parts[:3] == ["", "v2", "gh"] and len(parts) == 6, f"Binder 의 /v2/gh/<조직>/<저장소>/<ref> 꼴이 아닙니다: {url}"
+    query = parse_qs(outer.query, strict_parsing=True)
+    assert list(query) == ["urlpath"] and len(query["urlpath"]) == 1, f"Binder 인자는 urlpath 하나여야 합니다: {query}"
+    inner = urlparse(query["urlpath"][0])
+    assert inner.path == "git-pull", f"Binder 가 nbgitpuller(git-pull)로 열지 않습니다: {inner}"
+    pulled = parse_qs(inner.query, strict_parsing=True)
+    assert all(len(v) == 1 for v in pulled.values()), pulled
+    return (parts[3], parts[4], parts[5]), {k: v[0] for k, v in pulled.items()}
+
+
+@pytest.mark.parametrize("path", [f"{d}.ipynb" for d in CHAPTERS] + ASSIGNMENTS)
+def test_binder_links_build_the_environment_branch_and_pull_the_notebook(path: str) -> None:
+    """모든 장과 과제: Binder 는 환경 브랜치로 이미지를 만들고, nbgitpuller 가 내용 브랜치에서 그 노트북을 받아 엽니다."""
+    links = launch_links.links(SETTINGS, path)
+    assert links["binder"].startswith(f"{LAUNCH['binderhub_url']}/v2/gh/"), links["binder"]
+    image, pulled = parse_binder_url(links["binder"])
+    assert image == (ORG, REPO, ENV_BRANCH) and ENV_BRANCH != BRANCH, (
+        f"Binder 이미지는 내용 브랜치가 아닌 환경 브랜치로 만들어야 합니다: {image}")
+    assert pulled == {"repo": REPO_URL, "branch": BRANCH, "urlpath": f"lab/tree/{REPO}/{path}"}, (
+        "nbgitpuller 는 내용 브랜치를 홈의 <저장소 이름>/ 에 받아 그 노트북을 JupyterLab 으로 열어야 합니다: "
+        f"{pulled}")
+    assert (ROOT / path).is_file()
+    assert links["colab"] == f"{LAUNCH['colab_url']}/github/{ORG}/{REPO}/blob/{BRANCH}/{path}"
+
+
+def test_binder_env_links_command_prints_the_same_urls() -> None:
+    """강사가 과제 주소를 얻는 명령: ``python scripts/binder_env.py links <노트북>`` (책의 단추와 같은 함수)."""
+    paths = [f"{CHAPTERS[1]}.ipynb", *ASSIGNMENTS]
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "binder_env.py"), "links", *paths],
+                         capture_output=True, text=True, check=True).stdout
+    for path in paths:
+        for url in launch_links.links(SETTINGS, path).values():
+            assert url in out, f"{path}: {url} 가 출력에 없습니다"
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture
+def course_repo(tmp_path: Path) -> Path:
+    """이 저장소의 binder/, _config.yml, 장 하나, attn_lib 조금을 담은 작은 git 저장소."""
+    repo = tmp_path / "course"
+    (repo / "attn_lib").mkdir(parents=True)
+    (repo / "chapters").mkdir()
+    shutil.copytree(BINDER, repo / "binder")
+    for name in ("_config.yml", "pyproject.toml"):
+        shutil.copy(ROOT / name, repo / name)
+    (repo / "attn_lib" / "__init__.py").write_text("# attn_lib\n", encoding="utf-8")
+    shutil.copy(ROOT / f"{CHAPTERS[0]}.ipynb", repo / "chapters")
+    _git(repo, "init", "-q", "-b", BRANCH)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "처음")
+    return repo
+
+
+def env_branch_files(repo: Path) -> dict[str, str]:
+    names = _git(repo, "ls-tree", "-r", "--name-only", ENV_BRANCH).splitlines()
+    return {name: _git(repo, "show", f"{ENV_BRANCH}:{name}") for name in names}
+
+
+def test_make_binder_keeps_the_environment_branch_in_sync(course_repo: Path) -> None:
+    """환경 브랜치: binder/ 와 attn_lib 을 마지막으로 바꾼 커밋의 고정. 장만 바뀌면 그대로(Binder 이미지 재사용),
+    attn_lib 이 바뀌면 새 커밋, 커밋하지 않은 attn_lib 변경이 있으면 멈춤."""
+    first_lib = _git(course_repo, "rev-parse", "HEAD")
+    commit, made = binder_env.sync(course_repo)
+    assert made and _git(course_repo, "rev-parse", ENV_BRANCH) == commit
+    files = env_branch_files(course_repo)
+    binder_files = {p.relative_to(ROOT).as_posix() for p in BINDER.iterdir() if p.is_file()}
+    assert set(files) == binder_files | {"binder/attn_lib.txt", "README.md"}, sorted(files)
+    assert files["binder/attn_lib.txt"] == f"attn_lib @ git+{REPO_URL}@{first_lib}"
+    assert files["binder/postBuild"] == (BINDER / "postBuild").read_text(encoding="utf-8").rstrip("\n")
+    mode = _git(course_repo, "ls-tree", ENV_BRANCH, "binder/postBuild").split()[0]
+    assert mode == "100755", "환경 브랜치의 postBuild 에 실행 권한이 없습니다"
+    assert "chapters" not in {name.split("/")[0] for name in files}, "환경 브랜치에 장(내용)이 들어가면 안 됩니다"
+
+    # 장만 고친 커밋: 환경 브랜치는 그대로 (content push does not touch the environment)
+    nb = course_repo / f"{CHAPTERS[0]}.ipynb"
+    nb.write_text(nb.read_text(encoding="utf-8").replace("attn_lib", "attn_lib ", 1), encoding="utf-8")
+    _git(course_repo, "commit", "-q", "-am", "장 고침")
+    assert binder_env.sync(course_repo) == (commit, False)
+
+    # 커밋하지 않은 attn_lib 변경: 그 판은 어느 커밋에도 없으므로 멈춥니다
+    lib = course_repo / "attn_lib" / "__init__.py"
+    lib.write_text("# attn_lib 2\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="커밋하지 않은"):
+        binder_env.sync(course_repo)
+
+    # attn_lib 을 바꾼 커밋: 새 환경 커밋, 앞 환경 커밋을 부모로, 새 커밋을 고정
+    _git(course_repo, "commit", "-q", "-am", "attn_lib 고침")
+    second_lib = _git(course_repo, "rev-parse", "HEAD")
+    new_commit, made = binder_env.sync(course_repo)
+    assert made and new_commit != commit and _git(course_repo, "rev-parse", f"{new_commit}^") == commit
+    assert env_branch_files(course_repo)["binder/attn_lib.txt"] == f"attn_lib @ git+{REPO_URL}@{second_lib}"
+    assert _git(course_repo, "status", "--porcelain") == "", "작업 트리를 건드리면 안 됩니다"
+
+
+def test_makefile_binder_target_syncs_the_environment_branch() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^binder:.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert recipe and "scripts/binder_env.py sync" in recipe.group(1), "make binder 가 환경 브랜치를 맞추지 않습니다"
 
 
 # ---------------------------------------------------------------------------------------
@@ -355,7 +497,7 @@ HREF = re.compile(r'<a href="([^"]+)"')
 def test_every_chapter_page_has_binder_colab_and_live_code(docname: str, html_dir: Path) -> None:
     html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
     hrefs = set(HREF.findall(html))
-    binder = f"{LAUNCH['binderhub_url']}/v2/gh/{ORG}/{REPO}/{BRANCH}?urlpath=lab/tree/{docname}.ipynb"
+    binder = html_module.escape(launch_links.links(SETTINGS, f"{docname}.ipynb")["binder"])
     colab = f"{LAUNCH['colab_url']}/github/{ORG}/{REPO}/blob/{BRANCH}/{docname}.ipynb"
     assert binder in hrefs, f"{docname}: Binder(JupyterLab) 링크가 없습니다. 있는 것: {sorted(h for h in hrefs if 'binder' in h)}"
     assert colab in hrefs, f"{docname}: Colab 링크가 없습니다"
@@ -363,8 +505,8 @@ def test_every_chapter_page_has_binder_colab_and_live_code(docname: str, html_di
         f"{docname}: Live Code 단추가 없습니다")
     config = re.search(r'<script type="text/x-thebe-config">(.*?)</script>', html, re.S)
     assert config, f"{docname}: thebe 설정이 없습니다"
-    assert f'repo: "{ORG}/{REPO}"' in config.group(1) and f'ref: "{BRANCH}"' in config.group(1), (
-        f"{docname}: thebe 의 Binder 저장소·브랜치가 _config.yml 의 repository 와 다릅니다")
+    assert f'repo: "{ORG}/{REPO}"' in config.group(1) and f'ref: "{ENV_BRANCH}"' in config.group(1), (
+        f"{docname}: Live Code(thebe)는 환경 브랜치({ENV_BRANCH})로 Binder 를 띄워야 합니다")
 
 
 @pytest.mark.site
@@ -443,7 +585,7 @@ def test_live_code_loads_thebe_from_the_site(open_offline_page: Callable[..., Of
     assert probe.page.evaluate("window.thebe.version") == "0.9.2"
     hosts = {urlparse(u).hostname for u in probe.external_requests}
     assert hosts == {"mybinder.org"}, f"Binder 말고 다른 호스트로 요청했습니다: {probe.external_requests}"
-    assert probe.external_requests == [f"{LAUNCH['binderhub_url']}/build/gh/{ORG}/{REPO}/{BRANCH}"]
+    assert probe.external_requests == [launch_links.thebe_build_url(LAUNCH['binderhub_url'], REPO_URL, ENV_BRANCH)]
     # 막힌 Binder 연결이 남기는 오류 하나만 허용 (the blocked Binder build stream rejects once)
     others = [e for e in probe.page_errors if "mybinder.org/build/" not in e]
     assert not others, f"예상하지 못한 페이지 오류: {others}"
@@ -523,7 +665,7 @@ def test_live_code_runs_cells_through_a_binder_stand_in(
     probe.goto(LIVE_CODE_PAGE)
     press_live_code(probe)
     probe.page.wait_for_function("window.thebe.session && window.thebe.session.kernel", timeout=90_000)
-    assert builds == [f"{LAUNCH['binderhub_url']}/build/gh/{ORG}/{REPO}/{BRANCH}"]
+    assert builds == [launch_links.thebe_build_url(LAUNCH['binderhub_url'], REPO_URL, ENV_BRANCH)]
 
     state, html = probe.page.evaluate(EXECUTE, [0, "import attn_lib; print(6 * 7, attn_lib.__name__)", "42 attn_lib"])
     assert state == "done" and "42 attn_lib" in html, f"셀 실행 결과가 없습니다: {state} {html[:300]}"

@@ -35,6 +35,9 @@ from .texts import LIVE_CONTROL_HELP, live_control_help_html, live_how_to_read_h
 
 __all__ = ["AttentionExplorer", "kv_readout"]
 
+#: 조작기의 툴팁 속성: ipywidgets 8 은 ``tooltip``, 7(Colab 이 설치해 둔 7.7)은 ``description_tooltip``
+#: (8 에서는 ``description_tooltip`` 이 경고를 내는 옛 이름이라 둘을 가립니다)
+_TOOLTIP = "tooltip" if widgets.IntSlider.class_traits().get("tooltip") is not None else "description_tooltip"
 _FIGURE_CACHE = 8  # (헤드 수, 보이는 토큰)마다 그림 하나, 최근 것 몇 개만 보관
 _SETTINGS = ("tokens", "d_k", "num_heads", "num_kv_heads", "mask", "scaled", "seed")
 
@@ -108,7 +111,7 @@ class AttentionExplorer:
                                     layout=widgets.Layout(width="9em")),
         }
         for name, _, text in LIVE_CONTROL_HELP:  # 마우스를 올리면 한 줄 설명 (아래 "조작기 설명"과 같은 글)
-            self.controls[name].tooltip = text
+            setattr(self.controls[name], _TOOLTIP, text)
         for control in self.controls.values():
             control.observe(self._on_control, names="value")
         # 정적 탐색기와 같은 글 (texts): 조작기 아래에 접힌 "조작기 설명", 그림 아래에 "이 그림을 읽는 법"
@@ -291,6 +294,11 @@ class AttentionExplorer:
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         """Jupyter는 위젯 보기를, 웹사이트(myst-nb, text/html 우선)는 정적 탐색기를 고릅니다."""
+        if not hasattr(self.widget, "_repr_mimebundle_"):
+            # ipywidgets 7 (Colab): 위젯 보기만. 7 의 Widget._ipython_display_ 가 보내는 것과 같은 묶음입니다.
+            # 정적 탐색기(text/html)는 책 사이트의 vendor 파일을 싣므로 Colab 에서는 쓸 수 없어 넣지 않습니다.
+            return {"text/plain": repr(self), "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
         bundle = self.widget._repr_mimebundle_(**kwargs)
         s = self._settings
         bundle["text/html"] = explorer_html(s["tokens"], s["seed"], d_k=s["d_k"], num_heads=s["num_heads"],

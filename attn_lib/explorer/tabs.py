@@ -94,8 +94,10 @@ class HeadTabs(widgets.Tab):
     """
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
+        # ipywidgets 8 만 이 길로 옵니다. 7(Colab)은 위젯의 _ipython_display_ 가 먼저 불려 위젯 보기만 보냅니다.
         bundle = super()._repr_mimebundle_(**kwargs)
-        bundle["text/html"] = _static_tabs_html([child.value for child in self.children], self.titles)
+        titles = [self.get_title(h) for h in range(len(self.children))]
+        bundle["text/html"] = _static_tabs_html([child.value for child in self.children], titles)
         return bundle
 
 
@@ -139,5 +141,6 @@ def head_tabs(
                                   text_px=rendered.min_text_px, min_width=min_width),
             layout=widgets.Layout(max_width="100%")))
     tabs = HeadTabs(children=children)
-    tabs.titles = tuple(f"헤드 {h}" for h in range(len(children)))
+    for h in range(len(children)):  # set_title: ipywidgets 8(titles)과 7(Colab, _titles) 모두에 있는 API
+        tabs.set_title(h, f"헤드 {h}")
     return tabs
