@@ -54,10 +54,12 @@ from .viz import (
     plot_saturation_grid,
     plot_saturation_histogram,
     plot_sweep,
+    plot_attention_cost,
     plot_training_history,
     set_alt,
     setup_korean_font,
     sweep_label,
+    with_particle,
 )
 from .experiments import (
     HeadToyModel,
@@ -70,6 +72,7 @@ from .experiments import (
     TinyDecoder,
     TrainingHistory,
     alignment_accuracy,
+    attention_cost,
     attention_memory,
     attention_time,
     compare_heads,
@@ -83,6 +86,7 @@ from .experiments import (
     head_experiment,
     head_relation_shares,
     learn_temperature,
+    loglog_slope,
     lookup_table,
     make_reversal_batch,
     make_task_batch,
@@ -139,11 +143,13 @@ __all__ = [
     "plot_head_accuracy",
     "plot_sweep",
     "plot_training_history",
+    "plot_attention_cost",
     "sweep_label",
     "set_alt",
     "describe_head",
     "describe_heads",
     "setup_korean_font",
+    "with_particle",
     "PALETTE",
     "CEILING_LABELS",
     # explorer
@@ -194,6 +200,8 @@ __all__ = [
     "decoding_speed",
     "attention_memory",
     "attention_time",
+    "attention_cost",
+    "loglog_slope",
 ]
 
 __version__ = "0.1.0"

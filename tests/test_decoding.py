@@ -119,3 +119,37 @@ def test_sweep_job_can_share_keys_and_values():
 def test_toy_config_checks_num_kv_heads():
     with pytest.raises((ValueError, TypeError), match=r"num_kv_heads"):
         ToyConfig(num_kv_heads=0)
+
+
+def test_decoding_speed_reports_the_median_of_repeats_after_a_warmup():
+    model = TinyDecoder(embed_dim=32, num_heads=4, num_layers=1)
+    rows = decoding_speed(model, [6], repeats=3, warmup=1)
+    row = rows[0]
+    assert row["반복"] == 3
+    assert row["캐시와 함께: 가장 짧은 시간 (초)"] <= row["캐시와 함께 (초)"] <= row["캐시와 함께: 가장 긴 시간 (초)"]
+    assert row["캐시와 함께 (토큰/초)"] == pytest.approx(6 / row["캐시와 함께 (초)"])
+    assert row["배율"] == pytest.approx(row["캐시 없이 (초)"] / row["캐시와 함께 (초)"])
+    with pytest.raises(ValueError, match="warmup"):
+        decoding_speed(model, [6], warmup=-1)
+
+
+def test_attention_time_interleaves_repeats_and_reports_median_and_spread():
+    rows = attention_time([16], num_heads=2, head_dim=4, repeats=3)
+    for r in rows:
+        assert r["반복"] == 3 and r["가장 짧은 시간 (초)"] <= r["시간 (초)"] <= r["가장 긴 시간 (초)"]
+    with pytest.raises(ValueError, match="warmup"):
+        attention_time([16], warmup=True)
+
+
+def test_attention_cost_joins_memory_and_time_per_path_and_length():
+    from attn_lib import attention_cost, loglog_slope
+    from attn_lib.experiments.memory import PATHS
+
+    rows = attention_cost([64, 128], num_heads=2, head_dim=8, repeats=1)
+    assert [(r["경로"], r["L"]) for r in rows] == [(p, L) for L in (64, 128) for p in PATHS]
+    assert all(r["이름"] == PATHS[r["경로"]] and r["시간 (초)"] > 0 for r in rows)
+    explicit = [r for r in rows if r["경로"] == "explicit"]
+    assert [r["가중치 바이트"] for r in explicit] == [2 * 64 * 64 * 4, 2 * 128 * 128 * 4]
+    assert loglog_slope([1, 2, 4], [3, 6, 12]) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="양수"):
+        loglog_slope([1, 2], [0, 1])

@@ -58,8 +58,10 @@ from .decoding import (
     decoding_speed,
 )
 from .memory import (
+    attention_cost,
     attention_memory,
     attention_time,
+    loglog_slope,
 )
 from .temperature import (
     retrieval_batch,
@@ -109,6 +111,8 @@ __all__ = [
     "decode_without_cache",
     "decode_with_cache",
     "decoding_speed",
+    "attention_cost",
     "attention_memory",
     "attention_time",
+    "loglog_slope",
 ]

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 
 import torch
@@ -130,25 +131,34 @@ def decode_with_cache(model: TinyDecoder, inputs: Tensor, prefill: int = 0) -> t
 
 
 def decoding_speed(
-    model: TinyDecoder, lengths: list[int], *, batch_size: int = 1, repeats: int = 1, seed: int = 0,
+    model: TinyDecoder, lengths: list[int], *, batch_size: int = 1, repeats: int = 3, warmup: int = 1, seed: int = 0,
 ) -> list[dict[str, float | int]]:
-    """길이마다 캐시 없이와 캐시와 함께 ``T``개 위치를 만드는 시간을 재고(스레드 하나, ``repeats``번 중 가장 빠른 값),
-    두 출력이 같은지도 확인합니다.
+    """길이마다 캐시 없이와 캐시와 함께 ``T``개 위치를 만드는 시간을 재고(스레드 하나), 두 출력이 같은지도 확인합니다.
+
+    길이마다 두 방법을 ``warmup``번씩 돌려 데운 뒤, 두 방법을 번갈아 ``repeats``번 재어 중앙값을 씁니다
+    (번갈아 재면 다른 작업이 끼어든 때가 한 방법에 몰리지 않음). 가장 짧은 값과 가장 긴 값도 돌려줍니다.
 
     Returns:
-        길이마다 ``{"T", "캐시 없이 (토큰/초)", "캐시와 함께 (토큰/초)", "배율", "최대 차이", "캐시 바이트"}``.
+        길이마다 ``{"T", "캐시 없이 (토큰/초)", "캐시와 함께 (토큰/초)", "배율", "최대 차이", "캐시 바이트",
+        "캐시 없이 (초)", "캐시와 함께 (초)", "캐시와 함께: 가장 짧은 시간 (초)", "캐시와 함께: 가장 긴 시간 (초)",
+        "반복"}``. 토큰/초와 배율은 중앙값 시간으로 계산합니다.
 
     Shape:
         - 입력은 길이마다 ``(batch_size, T, E)``의 무작위 벡터 (``seed``로 고정)
     """
     check_positive_int(repeats, "repeats")
     check_positive_int(batch_size, "batch_size")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup은 0 이상의 정수여야 하는데 {warmup!r}이(가) 들어왔습니다.")
     rows = []
     with single_thread(seed):
         for T in lengths:
             check_positive_int(T, "lengths의 값")
             inputs = torch.randn(batch_size, T, model.embed_dim, generator=torch.Generator().manual_seed(seed))
-            times = {"without": [], "with": []}
+            for _ in range(warmup):
+                decode_without_cache(model, inputs)
+                decode_with_cache(model, inputs)
+            times: dict[str, list[float]] = {"without": [], "with": []}
             for _ in range(repeats):
                 start = time.perf_counter()
                 slow = decode_without_cache(model, inputs)
@@ -156,7 +166,7 @@ def decoding_speed(
                 start = time.perf_counter()
                 fast, caches = decode_with_cache(model, inputs)
                 times["with"].append(time.perf_counter() - start)
-            without, with_cache = min(times["without"]), min(times["with"])
+            without, with_cache = statistics.median(times["without"]), statistics.median(times["with"])
             rows.append({
                 "T": T,
                 "캐시 없이 (토큰/초)": batch_size * T / without,
@@ -164,5 +174,10 @@ def decoding_speed(
                 "배율": without / with_cache,
                 "최대 차이": (slow - fast).abs().max().item(),
                 "캐시 바이트": sum(c.nbytes for c in caches),
+                "캐시 없이 (초)": without,
+                "캐시와 함께 (초)": with_cache,
+                "캐시와 함께: 가장 짧은 시간 (초)": min(times["with"]),
+                "캐시와 함께: 가장 긴 시간 (초)": max(times["with"]),
+                "반복": repeats,
             })
     return rows

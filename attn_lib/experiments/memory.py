@@ -1,13 +1,17 @@
 """어텐션 한 번의 최대 메모리와 시간: 가중치를 만드는 명시적 경로 대 PyTorch의 융합 CPU 커널.
 
-메모리는 크기와 경로마다 **새 프로세스**에서 잽니다. 한 프로세스에서 이어서 재면 앞에서 잡았다 놓은 메모리를
+메모리는 크기와 경로마다 **새 프로세스**(forkserver가 fork한 자식)에서 잽니다. 한 프로세스에서 이어서 재면 앞에서 잡았다 놓은 메모리를
 뒤에서 다시 쓰므로 최대 메모리가 섞이기 때문입니다. 값은 리눅스가 센 프로세스의 최대 상주 메모리(``VmHWM``,
 ``ru_maxrss``와 같은 값)입니다. 다만 ``import torch``가 잠깐 쓴 메모리가 이미 최댓값으로 남아 있어서 그보다 작은
 증가는 보이지 않으므로, 호출 직전에 그 최댓값을 지금 값으로 되돌리고(``/proc/self/clear_refs``) 잽니다.
 기울기를 기록하지 않는(추론) 호출입니다. 학습이라면 명시적 경로는 역전파를 위해 ``(B, H, L, S)`` 가중치도 저장합니다.
-시간은 ``attention_time``이 한 프로세스에서 잽니다.
 
-경로(``PATHS``):
+시간은 ``attention_time``이 이 프로세스에서, 스레드 하나로 잽니다: 경로마다 같은 크기의 입력으로 한 번 데운 뒤,
+경로를 번갈아 가며 ``repeats``번 재어 중앙값을 씁니다 (번갈아 재면 다른 작업이 끼어든 때가 한 경로에 몰리지 않음).
+
+``attention_cost``가 두 측정을 한 표로 모으고, 7장의 그림(``attn_lib.viz.plot_attention_cost``)은 그 표 하나에서
+그립니다. 경로는 ``PATHS``(이름 -> 표와 그림에 쓰는 한국어 이름)와 ``_CALLS``(이름 -> 호출)에 한 줄씩 있으므로,
+경로를 하나 더하면(예: 블록 단위로 직접 계산하는 경로) 표와 그림에 선이 하나 더 생깁니다.
 
 - ``"explicit"``: ``attn_lib.scaled_dot_product_attention(q, k, v, causal_mask(L))``. 점수와 가중치
   ``(B, H, L, L)``를 만들고 가중치를 돌려줍니다.
@@ -20,33 +24,53 @@
 
 from __future__ import annotations
 
-import json
+import math
+import multiprocessing
 import re
 import resource
 import statistics
-import subprocess
-import sys
 import time
+from collections.abc import Callable, Sequence
 
 import torch
 import torch.nn.functional as F
 
-from .._checks import check_positive_int
+from .._checks import check_positive_int, single_thread
 from ..attention import scaled_dot_product_attention
 from ..masks import causal_mask
 
-__all__ = ["PATHS", "attention_memory", "attention_time", "measure_in_this_process"]
-
-PATHS = ("explicit", "fused_causal", "fused_mask")
+__all__ = ["PATHS", "attention_cost", "attention_memory", "attention_time", "loglog_slope", "measure_in_this_process"]
 
 
-def _call(path: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:
-    L = q.shape[-2]
-    if path == "explicit":
-        return scaled_dot_product_attention(q, k, v, causal_mask(L))  # (B, H, L, Dh), (B, H, L, L)
-    if path == "fused_causal":
-        return (F.scaled_dot_product_attention(q, k, v, is_causal=True),)  # (B, H, L, Dh)
-    return (F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(L)),)  # (L, L) 마스크 -> (B, H, L, Dh)
+def _explicit(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:
+    return scaled_dot_product_attention(q, k, v, causal_mask(q.shape[-2]))  # (B, H, L, Dh), (B, H, L, L)
+
+
+def _fused_causal(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:
+    return (F.scaled_dot_product_attention(q, k, v, is_causal=True),)  # (B, H, L, Dh)
+
+
+def _fused_mask(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:
+    return (F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(q.shape[-2])),)  # (L, L) 마스크 -> (B, H, L, Dh)
+
+
+#: 경로 이름 -> 표와 그림에 쓰는 한국어 이름 (순서 = 그림의 선 순서와 색)
+PATHS: dict[str, str] = {
+    "explicit": "명시적 경로",
+    "fused_causal": "융합 커널, is_causal",
+    "fused_mask": "융합 커널, 마스크 텐서",
+}
+_CALLS: dict[str, Callable[[torch.Tensor, torch.Tensor, torch.Tensor], tuple]] = {
+    "explicit": _explicit,
+    "fused_causal": _fused_causal,
+    "fused_mask": _fused_mask,
+}
+
+
+def _check_path(path: object, what: str = "path") -> str:
+    if path not in _CALLS:
+        raise ValueError(f"{what}의 값은 {tuple(PATHS)} 가운데 하나여야 하는데 {path!r}이(가) 들어왔습니다.")
+    return path  # type: ignore[return-value]
 
 
 def _status_bytes(field: str) -> int:
@@ -64,6 +88,11 @@ def _reset_peak() -> bool:
         return False
 
 
+def _inputs(L: int, num_heads: int, head_dim: int, batch_size: int) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(batch_size, num_heads, L, head_dim, generator=g) for _ in range(3))  # (B, H, L, Dh)
+
+
 @torch.no_grad()
 def measure_in_this_process(path: str, L: int, num_heads: int, head_dim: int, batch_size: int) -> dict:
     """지금 프로세스에서 한 경로의 호출 하나가 더 쓴 최대 메모리를 잽니다 (``attention_memory``가 새 프로세스마다 부름).
@@ -78,34 +107,36 @@ def measure_in_this_process(path: str, L: int, num_heads: int, head_dim: int, ba
     Shape:
         - q, k, v: ``(B, H, L, Dh)`` float32 (시드 0)
     """
-    if path not in PATHS:
-        raise ValueError(f"path는 {PATHS} 가운데 하나여야 하는데 {path!r}이(가) 들어왔습니다.")
+    call = _CALLS[_check_path(path)]
     for value, name in ((L, "L"), (num_heads, "num_heads"), (head_dim, "head_dim"), (batch_size, "batch_size")):
         check_positive_int(value, name)
-    g = torch.Generator().manual_seed(0)
-    q, k, v = (torch.randn(batch_size, num_heads, L, head_dim, generator=g) for _ in range(3))  # (B, H, L, Dh)
-    _call(path, *(t[..., :16, :].contiguous() for t in (q, k, v)))  # (B, H, 16, Dh): 커널과 스레드 풀을 데움
+    q, k, v = _inputs(L, num_heads, head_dim, batch_size)
+    call(*(t[..., :16, :].contiguous() for t in (q, k, v)))  # (B, H, 16, Dh): 커널과 스레드 풀을 데움
     if _reset_peak():
         method = "VmHWM - VmRSS (clear_refs로 되돌린 뒤)"
         before = _status_bytes("VmRSS")
-        result = _call(path, q, k, v)
+        result = call(q, k, v)
         extra = _status_bytes("VmHWM") - before
     else:
         method = "ru_maxrss 차이"
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB -> 바이트
-        result = _call(path, q, k, v)
+        result = call(q, k, v)
         extra = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
     weight_bytes = result[1].nbytes if len(result) > 1 else 0
     return {"경로": path, "L": L, "추가 최대 메모리 (바이트)": extra, "가중치 바이트": weight_bytes, "방법": method}
 
 
 def attention_memory(
-    lengths: list[int], paths: tuple[str, ...] = PATHS, *, num_heads: int = 8, head_dim: int = 64,
+    lengths: Sequence[int], paths: Sequence[str] = tuple(PATHS), *, num_heads: int = 8, head_dim: int = 64,
     batch_size: int = 1, workers: int = 2,
 ) -> list[dict]:
-    """길이와 경로마다 새 파이썬 프로세스를 띄워 ``measure_in_this_process``를 부르고 결과를 모읍니다.
+    """길이와 경로마다 새 프로세스에서 ``measure_in_this_process``를 부르고 결과를 모읍니다.
 
-    프로세스마다 메모리를 따로 세므로 ``workers``개를 함께 띄워도 값이 섞이지 않습니다 (시간은 여기서 재지 않음).
+    새 프로세스는 ``multiprocessing``의 forkserver가 만듭니다: 이 모듈을 한 번 불러 둔 서버 프로세스가 측정마다
+    자식을 fork하므로, 자식마다 ``import torch``를 다시 하지 않습니다. 서버는 torch 계산을 하지 않으므로 자식의
+    스레드 풀은 새로 시작합니다 (계산을 한 프로세스를 fork하면 스레드 풀이 멈출 수 있음). 자식 하나가 측정 하나만
+    하고 끝나므로(``maxtasksperchild=1``) 앞의 측정이 놓은 메모리가 뒤의 측정에 섞이지 않고, 프로세스마다 메모리를
+    따로 세므로 ``workers``개를 함께 돌려도 값이 섞이지 않습니다 (시간은 여기서 재지 않음).
 
     Returns:
         ``measure_in_this_process``의 결과 목록 (``lengths`` x ``paths`` 순서).
@@ -114,51 +145,94 @@ def attention_memory(
         - 자식마다 q, k, v: ``(batch_size, num_heads, L, head_dim)``
     """
     check_positive_int(workers, "workers")
-    jobs = [(int(L), p) for L in lengths for p in paths]
-    for L, p in jobs:
+    jobs = [(_check_path(p, "paths"), int(L), int(num_heads), int(head_dim), int(batch_size))
+            for L in lengths for p in paths]
+    for _, L, *_ in jobs:
         check_positive_int(L, "lengths의 값")
-        if p not in PATHS:
-            raise ValueError(f"paths의 값은 {PATHS} 가운데 하나여야 하는데 {p!r}이(가) 들어왔습니다.")
-    rows: list[dict] = []
-    for i in range(0, len(jobs), workers):
-        running = []
-        for L, p in jobs[i : i + workers]:
-            code = ("import json\nfrom attn_lib.experiments.memory import measure_in_this_process as m\n"
-                    f"print(json.dumps(m({p!r}, {L}, {int(num_heads)}, {int(head_dim)}, {int(batch_size)}), "
-                    "ensure_ascii=False))\n")
-            running.append((L, p, subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                                    stderr=subprocess.PIPE, text=True)))
-        for L, p, proc in running:
-            out, err = proc.communicate()
-            if proc.returncode != 0:
-                raise RuntimeError(f"메모리 측정 프로세스가 실패했습니다 (경로 {p}, L={L}):\n{err[-2000:]}")
-            rows.append(json.loads(out.strip().splitlines()[-1]))
-    return rows
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with context.Pool(min(workers, len(jobs)) or 1, maxtasksperchild=1) as pool:
+        return pool.starmap(measure_in_this_process, jobs, chunksize=1)
 
 
-def attention_time(lengths: list[int], paths: tuple[str, ...] = PATHS, *, num_heads: int = 8, head_dim: int = 64,
-                   batch_size: int = 1, repeats: int = 3) -> list[dict]:
-    """같은 입력으로 경로마다 호출 시간을 잽니다 (이 프로세스에서, torch 기본 스레드 수, ``repeats``번의 중앙값).
+def attention_time(lengths: Sequence[int], paths: Sequence[str] = tuple(PATHS), *, num_heads: int = 8,
+                   head_dim: int = 64, batch_size: int = 1, repeats: int = 5, warmup: int = 1) -> list[dict]:
+    """같은 입력으로 경로마다 호출 시간을 잽니다 (이 프로세스, 스레드 하나).
+
+    길이마다 경로마다 같은 크기의 입력으로 ``warmup``번 데운 뒤, 경로를 번갈아 가며 ``repeats``번 재고
+    중앙값을 씁니다. 가장 짧은 값과 가장 긴 값도 함께 돌려주므로 흔들림을 볼 수 있습니다.
 
     Returns:
-        ``{"경로", "L", "시간 (초)"}`` 목록 (``lengths`` x ``paths`` 순서).
+        ``{"경로", "L", "시간 (초)", "가장 짧은 시간 (초)", "가장 긴 시간 (초)", "반복"}`` 목록 (``lengths`` x ``paths`` 순서).
 
     Shape:
         - q, k, v: ``(batch_size, num_heads, L, head_dim)`` float32
     """
     check_positive_int(repeats, "repeats")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup은 0 이상의 정수여야 하는데 {warmup!r}이(가) 들어왔습니다.")
+    paths = [_check_path(p, "paths") for p in paths]
     rows = []
-    with torch.no_grad():
+    with torch.no_grad(), single_thread():
         for L in lengths:
             check_positive_int(L, "lengths의 값")
-            g = torch.Generator().manual_seed(0)
-            q, k, v = (torch.randn(batch_size, num_heads, L, head_dim, generator=g) for _ in range(3))
+            q, k, v = _inputs(L, num_heads, head_dim, batch_size)
             for p in paths:
-                _call(p, *(t[..., :16, :].contiguous() for t in (q, k, v)))  # 데우기
-                times = []
-                for _ in range(repeats):
+                for _ in range(warmup):
+                    _CALLS[p](q, k, v)  # 데우기: 같은 크기로 (메모리 할당과 커널 선택까지)
+            times: dict[str, list[float]] = {p: [] for p in paths}
+            for _ in range(repeats):
+                for p in paths:
                     start = time.perf_counter()
-                    _call(p, q, k, v)
-                    times.append(time.perf_counter() - start)
-                rows.append({"경로": p, "L": L, "시간 (초)": statistics.median(times)})
+                    _CALLS[p](q, k, v)
+                    times[p].append(time.perf_counter() - start)
+            for p in paths:
+                rows.append({"경로": p, "L": L, "시간 (초)": statistics.median(times[p]),
+                             "가장 짧은 시간 (초)": min(times[p]), "가장 긴 시간 (초)": max(times[p]), "반복": repeats})
     return rows
+
+
+def attention_cost(
+    lengths: Sequence[int], paths: Sequence[str] = tuple(PATHS), *, num_heads: int = 8, head_dim: int = 64,
+    batch_size: int = 1, repeats: int = 5, workers: int = 2,
+) -> list[dict]:
+    """길이와 경로마다 메모리(``attention_memory``)와 시간(``attention_time``)을 재어 한 표로 모읍니다.
+
+    메모리를 먼저 (자식 프로세스에서) 다 잰 뒤 시간을 잽니다: 자식 프로세스가 도는 동안 시간을 재지 않도록.
+
+    Returns:
+        ``{"경로", "이름", "L", "추가 최대 메모리 (바이트)", "가중치 바이트", "시간 (초)", "가장 짧은 시간 (초)",
+        "가장 긴 시간 (초)", "반복"}`` 목록 (``lengths`` x ``paths`` 순서). ``"이름"``은 ``PATHS``의 한국어 이름.
+
+    Shape:
+        - q, k, v: ``(batch_size, num_heads, L, head_dim)``
+    """
+    memory = attention_memory(lengths, paths, num_heads=num_heads, head_dim=head_dim, batch_size=batch_size,
+                              workers=workers)
+    timing = attention_time(lengths, paths, num_heads=num_heads, head_dim=head_dim, batch_size=batch_size,
+                            repeats=repeats)
+    times = {(r["경로"], r["L"]): r for r in timing}
+    rows = []
+    for m in memory:
+        t = times[(m["경로"], m["L"])]
+        rows.append({"경로": m["경로"], "이름": PATHS[m["경로"]], "L": m["L"],
+                     "추가 최대 메모리 (바이트)": m["추가 최대 메모리 (바이트)"], "가중치 바이트": m["가중치 바이트"],
+                     **{key: t[key] for key in ("시간 (초)", "가장 짧은 시간 (초)", "가장 긴 시간 (초)", "반복")}})
+    return rows
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
+    """로그-로그 눈금에서 ``y``가 ``x``에 대해 늘어나는 기울기 (최소제곱 직선): ``y ∝ x^기울기``.
+
+    기울기 1이면 ``x``를 두 배로 할 때 ``y``도 두 배, 2이면 네 배입니다. 그림의 기울기 이름표와 같은 계산입니다.
+
+    Shape:
+        - x, y: ``(N,)``, N >= 2, 모두 양수
+    """
+    xs, ys = [float(v) for v in x], [float(v) for v in y]
+    if len(xs) != len(ys) or len(xs) < 2:
+        raise ValueError(f"x와 y는 길이가 같고 2 이상이어야 하는데 {len(xs)}, {len(ys)}입니다.")
+    if min(xs) <= 0 or min(ys) <= 0:
+        raise ValueError("로그-로그 기울기는 양수에서만 잽니다: x와 y에 0이나 음수가 있습니다.")
+    lx, ly = [math.log2(v) for v in xs], [math.log2(v) for v in ys]
+    return statistics.linear_regression(lx, ly).slope

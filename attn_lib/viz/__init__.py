@@ -54,6 +54,14 @@ from .mask_plots import (
     plot_batch_heatmaps,
     MASK_COLORS,
 )
+from .cost_plots import (
+    plot_attention_cost,
+)
+from .particles import (
+    with_particle,
+    particle_for,
+    final_sound,
+)
 from .sweep_plots import (
     plot_sweep,
     plot_training_history,
@@ -100,6 +108,10 @@ __all__ = [
     "CEILING_LABELS",
     "MASK_COLORS",
     "plot_sweep",
+    "plot_attention_cost",
+    "with_particle",
+    "particle_for",
+    "final_sound",
     "plot_training_history",
     "sweep_label",
 ]

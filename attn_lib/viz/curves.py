@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from .._checks import describe
-from .describe import plain_text
+from .describe import format_number, plain_text
 from .describe_values import describe_curves
 from .figures import PALETTE, TEXT_PT, _ALT_PARTS, _attach, _float_array, plain_log_ticks, tick_label
 from .phone import fit_width, panel_columns, reflowable
@@ -47,6 +47,7 @@ def plot_curves(
     logy: bool = False,
     reference: Mapping[str, Sequence[float] | float] | None = None,
     legend: bool = True,
+    marks: Mapping[str, tuple[float, float]] | None = None,
     ax: matplotlib.axes.Axes | None = None,
 ) -> Figure:
     """``x``에 대한 측정 곡선(점과 선)과 참고선(이론값, 점선)을 한 축에 그립니다.
@@ -65,13 +66,14 @@ def plot_curves(
         logy: 세로축을 로그 눈금으로.
         reference: 이름 -> 이론값(길이가 ``x``와 같은 목록, 또는 상수 하나).
         legend: 범례를 그릴지.
+        marks: 이름 -> ``(x, y)``: 곡선 위의 점(봉우리 같은 곳)에 점을 찍고 그 위에 이름을 적습니다.
         ax: 그릴 축. 주면 그 축의 그림을 돌려줍니다.
 
     Returns:
         matplotlib ``Figure``.
 
     Shape:
-        - x: ``(N,)``, series와 reference의 각 값: ``(N,)`` 또는 상수
+        - x: ``(N,)``, series와 reference의 각 값: ``(N,)`` 또는 상수, marks의 각 값: ``(2,)``
     """
     try:
         xs = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=float)
@@ -83,6 +85,12 @@ def plot_curves(
         raise ValueError(f"series는 비어 있지 않은 사전(이름 -> 값)이어야 하는데 {describe(series)}이(가) 들어왔습니다.")
     curves = {str(k): _as_curve(v, len(xs), f"series[{k!r}]") for k, v in series.items()}
     refs = {str(k): _as_curve(v, len(xs), f"reference[{k!r}]") for k, v in (reference or {}).items()}
+    points = {}
+    for k, v in (marks or {}).items():
+        point = _float_array(v, f"marks[{k!r}]", "점")
+        if point.shape != (2,):
+            raise ValueError(f"marks[{k!r}]는 (x, y) 점 하나여야 하는데 모양이 {point.shape}입니다.")
+        points[str(k)] = (float(point[0]), float(point[1]))
     own_figure = ax is None
     if ax is None:
         fig, ax = plt.subplots(figsize=(fit_width(6.0), 3.8), layout="constrained")
@@ -93,6 +101,11 @@ def plot_curves(
         ax.plot(xs, ys, linestyle=styles[i % len(styles)], color="#333333", linewidth=1.4, label=name, zorder=1)
     for i, (name, ys) in enumerate(curves.items()):
         ax.plot(xs, ys, marker="o", markersize=4, linewidth=1.6, color=PALETTE[i % len(PALETTE)], label=name, zorder=2)
+    for name, (mx, my) in points.items():
+        ax.plot([mx], [my], marker="o", markersize=7, markerfacecolor="white", markeredgecolor="#333333",
+                markeredgewidth=1.4, linestyle="none", zorder=3)
+        ax.annotate(name, (mx, my), xytext=(0, 9), textcoords="offset points", ha="center", va="bottom",
+                    fontsize=TEXT_PT["annotation"], color="#333333", zorder=3)
     if logx:
         ax.set_xscale("log", base=2)
         if len(xs) <= 12:
@@ -107,13 +120,18 @@ def plot_curves(
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
     if legend:
-        ax.legend(fontsize=TEXT_PT["legend"], framealpha=0.9)
+        # 표시한 점의 이름은 범례가 피해 가지 않으므로(loc="best"는 선만 봄), 점이 있으면 범례를 위쪽 가운데에 둡니다
+        ax.legend(fontsize=TEXT_PT["legend"], framealpha=0.9, loc="upper center" if points else "best",
+                  bbox_to_anchor=(0.5, 0.9) if points else None)
     if title:
         ax.set_title(title)
     # 상수 하나로 받은 참고선은 "상수"로 적음
     given = {str(k): v for k, v in (reference or {}).items()}
     constants = {k: v[0] if np.ndim(given[k]) == 0 else v for k, v in refs.items()}
     summary = describe_curves(xs, curves, constants)
+    if points:
+        summary += "; 표시한 점: " + ", ".join(f"{plain_text(k)} ({format_number(mx)}, {format_number(my)})"
+                                             for k, (mx, my) in points.items())
     _attach(fig, own_figure, f"선 그래프(가로축 {plain_text(xlabel)}, 세로축 {plain_text(ylabel)})", summary, title,
             plain_text(ylabel))
     return fig
