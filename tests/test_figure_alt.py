@@ -649,7 +649,15 @@ def test_head_tabs_panels_show_alt_and_summary_in_the_browser(
         assert caption.inner_text().startswith(f"헤드 {h}: ")
         alt = img.get_attribute("alt")
         assert HANGUL.search(alt) and alt.endswith(caption.inner_text())
-        assert img.evaluate("i => i.complete && i.naturalWidth > 0")
+        # 본문 그림은 loading="lazy": 방금 보인 패널의 그림은 화면에 들어온 뒤 비동기로 읽힙니다. 다 읽을 때까지 기다려
+        # (깨진 그림은 error 로 False) 확인합니다.
+        img.scroll_into_view_if_needed()
+        assert img.evaluate(
+            """i => i.complete ? i.naturalWidth > 0 : new Promise(done => {
+                   i.addEventListener("load", () => done(i.naturalWidth > 0), {once: true});
+                   i.addEventListener("error", () => done(false), {once: true});
+               })"""
+        ), f"헤드 {h}: 그림을 읽지 못했습니다"
         seen.append(alt)
         if h == 1:
             tab.scroll_into_view_if_needed()

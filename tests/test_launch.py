@@ -306,8 +306,16 @@ def test_binder_requirements_cover_attn_lib_and_the_launch_tools() -> None:
             continue  # postBuild 가 CPU 색인에서
         assert key in reqs, f"attn_lib 의 의존성 {dep.name} 이(가) Binder 에 없습니다 (postBuild 는 --no-deps)"
         assert dep.specifier.contains(reqs[key], prereleases=True), f"{dep} 를 만족하지 않습니다"
-    for needed in ("pandas", "jupyterlab", "ipykernel", "nbgitpuller", "otter-grader"):
+    for needed in ("pandas", "jupyterlab", "ipykernel", "nbgitpuller"):
         assert needed in reqs, f"Binder 에 {needed} 가 없습니다"
+
+
+def test_student_assignment_runs_without_otter() -> None:
+    """학생판의 자기 점검은 attn_lib.exercises 로 하므로 Binder 에 otter-grader 가 없어도 됩니다."""
+    master = json.loads((ROOT / "assignments" / "attention_hw.ipynb").read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in master["cells"] if c["cell_type"] == "code")
+    assert "korean_grader(" in code, "과제의 자기 점검이 korean_grader 를 쓰지 않습니다"
+    assert not re.search(r"^\s*(import otter|from otter)", code, re.M), "과제가 otter 를 import 합니다: Binder 잠금에 otter-grader 가 필요해집니다"
 
 
 def test_binder_runtime_and_apt_files() -> None:
