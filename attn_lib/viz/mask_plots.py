@@ -237,7 +237,7 @@ def plot_batch_heatmaps(
     if skipped_note is not None and (not isinstance(skipped_note, str) or not skipped_note.strip()):
         raise TypeError(f"skipped_note는 비어 있지 않은 글이어야 하는데 {describe(skipped_note)}이(가) 들어왔습니다.")
     skipped = np.isnan(w).all(axis=2) if skipped_note else np.zeros((P, L), dtype=bool)  # (B, L): 그리지 않은 행
-    blocked &= ~skipped[:, :, None]  # 그리지 않은 행에는 빗금도 없음
+    blocked &= ~skipped[:, :, None]  # 그리지 않은 행에는 빗금도 없음: (B, L, S) & (B, L, 1) -> (B, L, S)
     fig, axes, rotate = _panel_axes(P, L, S, qlab, klab, title, 0.9, annotate=annotate, legend=mask is not None,
                                     ncols=ncols)
     ncols = axes.shape[1]
@@ -253,7 +253,7 @@ def plot_batch_heatmaps(
             ax.add_patch(matplotlib.patches.Rectangle(
                 (j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", edgecolor="#BBBBBB", linewidth=0))
         if annotate:
-            for i, j in zip(*np.nonzero(~blocked[p] & ~skipped[p][:, None])):
+            for i, j in zip(*np.nonzero(~blocked[p] & ~skipped[p][:, None])):  # (L, S) & (L, 1) -> (L, S)
                 ax.text(j, i, f"{w[p, i, j]:.2f}", ha="center", va="center", fontsize=TEXT_PT["annotation"],
                         color="black" if w[p, i, j] > 0.6 * vmax else "white")
     fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치",
