@@ -294,10 +294,12 @@ def test_live_figure_text_stays_inside_and_never_overlaps(heads, kv, tokens, mas
 
 
 def test_live_explorer_width_narrows_the_figure_without_shrinking_the_heatmaps():
+    from attn_lib.explorer.live_layout import DEFAULT_WIDTH
+
     wide = AttentionExplorer(tokens=SENTENCE, num_heads=8, mask="padding")
     narrow = AttentionExplorer(tokens=SENTENCE, num_heads=8, mask="padding", width=360)
     (wh, ww), (nh, nw) = pixels(wide.image).shape[:2], pixels(narrow.image).shape[:2]
-    assert ww <= 860 and nw <= 360 < ww and nh > wh  # 좁으면 열이 줄고 그림이 길어짐
+    assert ww <= DEFAULT_WIDTH and nw <= 360 < ww and nh > wh  # 좁으면 열이 줄고 그림이 길어짐
     figures = [ex._figure(8, ex.shown_tokens()) for ex in (wide, narrow)]
     assert figures[0].layout.ncols > figures[1].layout.ncols
     sizes = {round(ax.get_window_extent().width) for f in figures for ax in f.heat_axes}

@@ -24,8 +24,9 @@ from .texts import MASKED_LEGEND
 
 __all__: list[str] = []  # 탐색기 안에서만 쓰는 배치 계산
 
-#: 노트북 출력 칸의 기본 폭 (CSS px): 1280 px 화면의 JupyterLab(왼쪽 파일 목록을 연 채)과 고전 노트북의 출력 칸에 드는 폭
-DEFAULT_WIDTH = 860
+#: 노트북 출력 칸의 기본 폭 (CSS px): 1280 x 800 화면의 JupyterLab 4 에서 왼쪽 파일 목록을 연 채 잰 셀 폭이 848 px
+#: (닫으면 1100 px)이므로 그 안에 드는 폭. 더 좁은 곳(휴대폰의 Colab, 나란히 띄운 창)은 ``width`` 로 줄입니다.
+DEFAULT_WIDTH = 840
 #: 글자 크기 (pt)
 TITLE_PT, LABEL_PT, SMALL_PT, STATS_PT = 10, 9, 8, 10
 #: 색 막대 길이의 상한 (인치)
