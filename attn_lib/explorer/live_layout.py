@@ -89,8 +89,8 @@ class _Measure:
 
 
 def panel_px(n_tokens: int, dpi: float) -> int:
-    """히트맵 한 변의 픽셀: 토큰 5개면 칸 하나 약 21 px, 16개면 약 11 px (dpi 88)."""
-    return round(dpi * max(1.2, 0.11 * n_tokens + 0.2))
+    """히트맵 한 변의 픽셀: 토큰 5개면 칸 하나 약 21 px, 16개면 약 10 px (dpi 88; 예전 그림이 실제로 그리던 크기)."""
+    return round(dpi * max(1.2, 0.1 * n_tokens + 0.25))
 
 
 def head_title(h: int, group: int) -> str:
