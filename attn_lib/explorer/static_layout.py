@@ -9,8 +9,7 @@
 미리 계산해 Vega 신호(``attnColumnTable``)에 넣고, 열 수 신호(``attnColumns``)가 지금 조작기 값으로 표를 읽습니다.
 조작기를 바꾸면 같은 계산(펄스) 안에서 열 수가 정해지므로 다시 그리기가 한 번뿐입니다. 열 수는 마스크에 따라서도
 달라집니다(패딩이면 ``[PAD]`` 칸과 이름이 붙어 패널이 넓음): 가장 넓은 마스크에 맞춰 고정하면 흔한 경우(노트북 폭,
-마스크 없음, 헤드 4개)가 한 줄 4개에서 3 + 1 로 줄기 때문입니다. 열 수가 바뀌는 조작(패딩을 켜고 끄기)은 다시
-배치하므로 더 걸립니다 (1280 px, 헤드 8개: 마스크를 돌아가며 바꿀 때 중앙값 약 13 -> 25 ms, d_k 는 그대로).
+마스크 없음, 헤드 4개)가 한 줄 4개에서 3 + 1 로 줄기 때문입니다.
 Vega-Lite 의 facet ``columns`` 는 숫자만 받으므로, 컴파일된 Vega 명세에서 열 수를 그 신호로 바꿉니다(``patch``).
 
 처음 그림을 그린 뒤 장면 그래프(scenegraph)에서 쿼리 축의 실제 폭, 색 막대 자리, 패널의 실제 폭을 재어 글자 폭으로
@@ -89,16 +88,20 @@ function attnColumnFitter(spec, meta, phone) {
   }
   // 조작기 값 -> 표의 열쇠 (KV 헤드 수가 헤드 수보다 크면 헤드 수로 봄: spec.py 의 kv_eff)
   var LAYOUT_KEY = names.heads + " + '|' + " + names.mask + " + '|' + min(" + names.kv + ", " + names.heads + ")";
-  // vega-embed 의 patch: 컴파일된 Vega 명세의 facet 열 수(숫자)를 신호로 바꿉니다.
+  // vega-embed 의 patch: 컴파일된 Vega 명세의 facet 열 수(숫자)를 신호로 바꿉니다. 줄 머리(쿼리 축)와 열 꼬리(키 축)의
+  // 수를 정하는 sequence 는 끝(stop)을 신호로 두지 않고 가장 많은 수까지 만든 뒤 거릅니다(filter): sequence 는 변수가
+  // 바뀐 것으로 보일 때마다 축을 모두 새로 만들어서, 열 수가 그대로인 마스크 바꾸기도 느려졌습니다 (1280 px, 헤드 8개,
+  // make bench 의 조작 순서: 중앙값 약 14 -> 20 ms). 패널 수는 헤드 수와 같습니다 (spec.py 가 h < 헤드 수만 남김).
   function patch(vg) {
     var prefix = null, changed = 0;
     (vg.data || []).forEach(function (d) {
       var m = /^(.+)_facet_domain_(row|column)$/.exec(d.name);
       if (!m || !d.transform || !d.transform[0] || d.transform[0].type !== "sequence") { return; }
       prefix = m[1];
-      var count = "length(data(\"" + prefix + "_facet_domain\"))";
-      d.transform[0].stop = {signal: m[2] === "row" ? "ceil(" + count + " / " + COLUMNS + ")"
-                                                    : "min(" + count + ", " + COLUMNS + ")"};
+      var as = d.transform[0].as || "data", heads = names.heads;
+      d.transform[0].stop = meta.max_heads;
+      d.transform.push({type: "filter", expr: "datum." + as + " < " + (m[2] === "row"
+        ? "ceil(" + heads + " / " + COLUMNS + ")" : "min(" + heads + ", " + COLUMNS + ")")});
       changed += 1;
     });
     (function walk(marks) {
