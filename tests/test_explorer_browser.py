@@ -27,7 +27,7 @@ import pytest
 from attn_lib.viz.describe import describe_heads
 from attn_lib.explorer.model import ExplorerModel, shown_tokens
 from attn_lib.metrics import attention_entropy, saturation
-from conftest import VIEWPORT_OPTIONS, OfflinePage, read_toc_docnames, scroll_to_explorers, unexpected_messages
+from conftest import PHONE_VIEWPORT, VIEWPORT_OPTIONS, OfflinePage, read_toc_docnames, scroll_to_explorers, unexpected_messages
 
 pytestmark = pytest.mark.browser
 
@@ -466,3 +466,147 @@ def test_explorer_grows_with_the_head_count_and_shows_every_head(
     view = root.locator(".attn-explorer-view")
     view.evaluate("e => e.scrollIntoView()")
     view.screenshot(path=str(screenshot_dir / f"explorer-16-heads-{viewport}.png"))
+
+
+# ---------------------------------------------------------------------------------------
+# 열 수: 어느 조작기 값에서도 상자보다 넓지 않음 (이슈 27)
+# ---------------------------------------------------------------------------------------
+
+#: 조작기 값마다 그린 뒤 잰 것: 상자(.attn-explorer)와 캔버스·vega-embed 의 폭, 장면 그래프(scenegraph)의 크기,
+#: 헤드 격자의 폭, 패널 한 칸의 실제 폭(제목 포함), 열 수, 헤드 제목
+FIT_JS = """async ([id, states]) => {
+  const root = document.getElementById(id), view = window.__attnExplorers[id];
+  const names = JSON.parse(document.getElementById(id + '-meta').textContent).params;
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  const out = [];
+  for (const [heads, mask, kv] of states) {
+    if (heads !== null) {
+      view.signal(names.heads, heads).signal(names.mask, mask).signal(names.kv, kv);
+      await view.runAsync();
+    }
+    await frame();
+    const canvas = root.querySelector('.attn-explorer-view canvas'), embed = root.querySelector('.vega-embed');
+    const left = root.getBoundingClientRect().left;
+    const top = view.scenegraph().root.items[0];
+    let grid = null, legend = null, right = -Infinity;
+    for (const mark of top.items) {
+      const item = mark.items && mark.items[0];
+      if (!item) continue;
+      if (mark.role === 'legend') { legend = item; continue; }
+      right = Math.max(right, item.bounds.x2);
+      if (item.items && item.items.some(m => m.role === 'row-header')) grid = item;
+    }
+    const cells = grid.items.filter(m => m.role === 'scope').flatMap(m => m.items);
+    const b = view.scenegraph().root.bounds, pad = view.padding();
+    out.push({
+      heads: Number(view.signal(names.heads)), mask: view.signal(names.mask), kv: Number(view.signal(names.kv)),
+      columns: view.signal('attnColumns'), placed: new Set(cells.map(c => Math.round(c.x))).size,
+      box: root.clientWidth, scroll: root.scrollWidth,
+      embedRight: embed.getBoundingClientRect().right - left, canvasRight: canvas.getBoundingClientRect().right - left,
+      canvasW: canvas.clientWidth, canvasH: canvas.clientHeight,
+      sceneW: b.x2 - Math.min(0, b.x1), sceneH: b.y2 - Math.min(0, b.y1),
+      gridW: grid.bounds.width(), panel: Math.max(...cells.map(c => c.bounds.width())),
+      legend: legend && legend.bounds.x1 >= right - 1 ? legend.bounds.x2 - right : 0,
+      padding: (pad.left || 0) + (pad.right || 0),
+      titles: window.__attnProbe.read(view).texts.filter(t => t.startsWith('헤드 ')),
+      fills: cells.map(c => { const t = c.items.find(m => m.role === 'title'); return t ? t.items[0].items[0].items[0] : null; })
+                  .filter(t => t).map(t => [t.text, t.fill]),
+    });
+  }
+  return out;
+}"""
+FIT_HEADS = (1, 8, 16)
+FIT_MASKS = ("none", "causal", "padding", "causal+padding")
+FIT_KV = (1, 2, 4, 8, 16)  # 16 = "헤드 수와 같게"
+COLUMN_GAP = 20  # spec.py 의 facet "spacing"
+GROUP_COLOURS = ("#0072B2", "#D55E00")  # spec.py 의 header labelColor: KV 그룹 번호가 짝수 / 홀수
+MAX_COLUMNS = 4
+
+
+def whole_view_screenshot(page: Any, view: Any, path: Path) -> None:
+    """그림 전체의 스크린숏. 화면보다 긴 요소는 화면 밖 부분이 빈 채로 찍히므로(페이지의 content-visibility),
+    창 높이만 그림이 다 들어가게 잠시 늘립니다 (폭은 그대로라 배치는 바뀌지 않음)."""
+    size = page.viewport_size
+    height = view.evaluate("e => Math.ceil(e.getBoundingClientRect().height)")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height + 120)})
+    view.evaluate("e => e.scrollIntoView({block: 'center'})")
+    page.wait_for_function("() => new Promise(r => requestAnimationFrame(() => r(true)))")
+    view.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
+def check_fit(where: str, row: dict) -> None:
+    """한 조작기 값에서: 상자 안에 들고(가로 스크롤 없음), 캔버스 안에 다 그려지고, 헤드가 모두 있고, 열을 아끼지 않음."""
+    state = f"{where} 헤드 {row['heads']}, 마스크 {row['mask']}, KV {row['kv']}: {row}"
+    assert row["embedRight"] <= row["box"] + 0.5 and row["canvasRight"] <= row["box"] + 0.5, f"상자보다 넓음 {state}"
+    assert row["scroll"] <= row["box"], f"상자 안에서 옆으로 밀어야 보임 {state}"
+    assert row["sceneW"] <= row["canvasW"] + 1 and row["sceneH"] <= row["canvasH"] + 1, f"캔버스에서 잘림 {state}"
+    assert len(row["titles"]) == row["heads"], f"헤드 제목 {row['titles']} {state}"
+    # 같은 키·밸류를 쓰는 헤드 묶음(KV 그룹)은 번갈아 파랑·주황 (그룹 쿼리 어텐션이 아니면 모두 파랑)
+    fills = {text: fill.upper() for text, fill in row["fills"]}
+    assert len(fills) == row["heads"], f"제목 색 {row['fills']} {state}"
+    for text, fill in fills.items():
+        group = re.search(r"KV 그룹 (\d+)$", text)
+        assert fill == (GROUP_COLOURS[int(group.group(1)) % 2] if group else GROUP_COLOURS[0]), f"{text}: {fill} {state}"
+    assert row["placed"] == row["columns"] == min(row["columns"], row["heads"]), f"열 수 {state}"
+    if row["columns"] < min(MAX_COLUMNS, row["heads"]):  # 한 열 더 놓으면 상자를 넘어야 함 (열 수를 아끼지 않음)
+        wider = row["padding"] + row["gridW"] + COLUMN_GAP + row["panel"] + row["legend"]
+        assert wider > row["box"] - 3, f"한 열이 더 들어가는데 {row['columns']}열 {state}"
+
+
+@pytest.mark.parametrize("viewport", ["phone", "laptop"])
+def test_explorers_fit_their_box_at_every_head_count_mask_and_kv_setting(
+    viewport: str, open_offline_page: Callable[..., OfflinePage], pages: list[str], screenshot_dir: Path
+) -> None:
+    """휴대폰(390 px)과 노트북(1280 px)에서 모든 탐색기가 헤드 1, 8, 16개 x 마스크 네 가지 x KV 헤드 수 다섯 가지에서
+    상자보다 넓지 않습니다. 열 수는 패널의 실제 폭(제목, 쿼리 이름)으로 고른 것이고, 한 열을 더 놓으면 넘칩니다."""
+    states = [[h, m, kv] for h in FIT_HEADS for m in FIT_MASKS for kv in FIT_KV]
+    report = {}
+    for docname in pages:
+        probe, metas = open_explorers(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport])
+        page = probe.page
+        for eid, _meta in metas:
+            root = page.locator(f"#{eid}")
+            root.scroll_into_view_if_needed()
+            first = page.evaluate(FIT_JS, [eid, [[None, None, None]]])[0]  # 장의 처음 설정 그대로
+            check_fit(f"{viewport} {docname} (처음)", first)
+            name = f"explorer-fit__{viewport}__{docname.split('/')[-1]}"
+            whole_view_screenshot(page, root.locator(".attn-explorer-view"), screenshot_dir / f"{name}__first.png")
+            rows = page.evaluate(FIT_JS, [eid, states])
+            for row in rows:
+                check_fit(f"{viewport} {docname}", row)
+            assert {(r["heads"], r["mask"], r["kv"]) for r in rows} == {tuple(s) for s in states}
+            # 마지막 설정(헤드 16개, 인과+패딩, KV 16)과 가장 넓은 제목(헤드 16개, 마스크 없음, KV 2)
+            whole_view_screenshot(page, root.locator(".attn-explorer-view"), screenshot_dir / f"{name}__16.png")
+            page.evaluate(FIT_JS, [eid, [[16, "none", 2]]])
+            whole_view_screenshot(page, root.locator(".attn-explorer-view"), screenshot_dir / f"{name}__16-kv2.png")
+            widest = max(rows, key=lambda r: r["embedRight"])
+            report[f"{docname}#{eid}"] = {"box": first["box"], "first": {k: first[k] for k in ("embedRight", "columns")},
+                                          "widest": {k: widest[k] for k in ("embedRight", "heads", "mask", "kv", "columns")},
+                                          "columns": sorted({r["columns"] for r in rows})}
+        assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
+    print(f"\n{viewport}: " + json.dumps(report, ensure_ascii=False, indent=1))
+    (screenshot_dir / f"explorer_fit_{viewport}.json").write_text(json.dumps(report, ensure_ascii=False, indent=1))
+
+
+def test_explorer_refits_when_its_box_narrows(
+    open_offline_page: Callable[..., OfflinePage], screenshot_dir: Path
+) -> None:
+    """노트북 폭에서 연 뒤 창을 휴대폰 폭으로 줄이면(화면 돌리기) 열 수와 히스토그램 폭을 다시 골라 상자 안에 듭니다."""
+    probe, metas = open_explorers(open_offline_page, "chapters/07_kv_cache_gqa")
+    page, (eid, _meta) = probe.page, metas[0]
+    before = page.evaluate(FIT_JS, [eid, [[16, "causal+padding", 2]]])[0]
+    check_fit("1280 px", before)
+    page.set_viewport_size(PHONE_VIEWPORT)
+    page.wait_for_function("([id, w]) => document.getElementById(id).clientWidth < w", arg=[eid, before["box"]])
+    # ResizeObserver -> 다음 화면에서 다시 그림: 캔버스가 줄어든 상자 안에 들 때까지 기다림 (안 되면 시간 초과로 실패)
+    page.wait_for_function("""(id) => { const r = document.getElementById(id), c = r.querySelector('canvas');
+        return c.getBoundingClientRect().right - r.getBoundingClientRect().left <= r.clientWidth + 0.5; }""",
+                           arg=eid, timeout=10_000)
+    rows = page.evaluate(FIT_JS, [eid, [[None, None, None], [8, "padding", 16], [16, "none", 2], [1, "none", 16]]])
+    for row in rows:
+        check_fit("1280 -> 390 px", row)
+    assert rows[0]["columns"] < before["columns"], (before["columns"], rows[0]["columns"])
+    whole_view_screenshot(page, page.locator(f"#{eid} .attn-explorer-view"),
+                          screenshot_dir / "explorer-fit__refit-after-narrowing.png")
+    assert not unexpected_messages(probe), probe.page_errors + probe.console_errors

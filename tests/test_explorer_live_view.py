@@ -214,3 +214,95 @@ def test_chapters_name_the_d_k_control_as_it_is():
 def test_chapters_do_not_describe_masked_cells_as_the_darkest_colour():
     text = (ROOT / "chapters" / "03_masks.ipynb").read_text(encoding="utf-8")
     assert "가장 어두운 색(가중치 0)" not in text and "회색(가려진 칸" in text
+
+
+# ---------------------------------------------------------------------------------------
+# 배치: 글자의 실제 폭으로 고른 열 수 (이슈 27)
+# ---------------------------------------------------------------------------------------
+
+LONG = [f"토큰{i}" for i in range(16)]
+
+
+def layout_cases() -> list[tuple[int, int, list[str]]]:
+    """(헤드 수, KV 헤드 수, 토큰): 헤드 1~16 x 나누는 KV 헤드 수 모두 x 문장 세 가지 (짧은 한국어, [PAD], 16개)."""
+    from attn_lib.explorer.model import kv_head_choices, shown_tokens
+
+    sentences = [SENTENCE.split(), shown_tokens(SENTENCE.split(), "padding"), LONG]
+    return [(h, kv, s) for h in range(1, 17) for kv in kv_head_choices(h) for s in sentences]
+
+
+@pytest.mark.parametrize("width", [300, 360, 600, 860, 1200])
+def test_live_layout_chooses_the_most_columns_that_fit_the_width(width):
+    from attn_lib.explorer.live_layout import live_layout, panel_px
+    from attn_lib.explorer.spec import MAX_COLUMNS
+
+    for heads, kv, labels in layout_cases():
+        lay = live_layout(heads, labels, 88, heads // kv, width, top_count=_count_top(heads * len(labels) ** 2))
+        where = f"폭 {width}, 헤드 {heads}, KV {kv}, 토큰 {len(labels)}: {lay.ncols}열, 그림 {lay.width} px"
+        assert lay.width == lay.needs[lay.ncols - 1] and list(lay.needs) == sorted(lay.needs), where
+        assert lay.width <= width or lay.ncols == 1, where  # 한 열로도 넘칠 때만 넓음
+        if lay.ncols < min(heads, MAX_COLUMNS):
+            assert lay.needs[lay.ncols] > width, where  # 한 열 더 놓으면 넘침 (열을 아끼지 않음)
+        side = panel_px(len(labels), 88)
+        assert all(w == h == side for _, _, w, h in lay.heat), where  # 히트맵은 늘 같은 크기 (줄이지 않음)
+        assert len({round(x) for x, _, _, _ in lay.heat}) == lay.ncols, where
+        for x, y, w, h in (*lay.heat, lay.colorbar, lay.hist):
+            assert 0 <= x and x + w <= lay.width and 0 <= y and y + h <= lay.height, where
+    # 휴대폰 폭(358 px 상자)에서도 헤드 하나짜리 짧은 문장은 그 안에 듦
+    assert live_layout(1, SENTENCE.split(), 88, 1, 358).width <= 358
+
+
+def inset(box, px: float = 1.0):
+    """상자를 사방으로 ``px``씩 줄인 것 (글 상자의 안티에일리어싱 테두리가 맞닿는 것은 겹침으로 보지 않음)."""
+    from matplotlib.transforms import Bbox
+
+    return Bbox.from_extents(box.x0 + px, box.y0 + px, box.x1 - px, box.y1 - px)
+
+
+@pytest.mark.parametrize("heads, kv, tokens, mask, width", [
+    (1, 1, SENTENCE, "none", 360),
+    (3, 3, SENTENCE, "causal", 600),  # 마지막 줄이 빈 칸: 윗줄 헤드도 키 이름을 적음
+    (8, 2, SENTENCE, "causal", 860),
+    (16, 2, SENTENCE, "padding", 360),
+    (16, 2, SENTENCE, "none", 860),  # 두 자리 번호의 "KV 그룹" 제목이 히트맵보다 넓음: 열 간격은 제목으로
+    (16, 16, " ".join(LONG), "none", 860),
+])
+def test_live_figure_text_stays_inside_and_never_overlaps(heads, kv, tokens, mask, width):
+    """그린 그림에서: 모든 글이 그림 안에 있고, 글끼리(같은 축의 눈금 글자끼리는 빼고) 겹치지 않고, 히트맵을 덮지 않고,
+    그림이 폭 안에 듭니다. (배치는 글자를 재어 정한 것이므로, 재는 법이 그리는 법과 어긋나면 여기서 걸림.)"""
+    from attn_lib.explorer.live_layout import head_title
+
+    ex = AttentionExplorer(tokens=tokens, num_heads=heads, num_kv_heads=kv, mask=mask, width=width)
+    figure = ex._figure(heads, ex.shown_tokens(), kv)
+    W, H = figure.fig.canvas.get_width_height()
+    assert pixels(ex.image).shape[:2] == (H, W) and W <= width
+    renderer = figure.fig.canvas.get_renderer()
+    texts = [t for t in figure.fig.findobj(Text) if t.get_visible() and t.get_text() and not t.get_animated()]
+    assert {t.get_text() for t in texts} >= {head_title(h, heads // kv) for h in range(heads)} | {"쿼리", "키"}
+    heat = [ax.get_window_extent() for ax in figure.heat_axes]
+    boxes = [(t, inset(t.get_window_extent(renderer))) for t in texts]
+    for t, box in boxes:
+        assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= W + 1 and box.y1 <= H + 1, (t.get_text(), box, W, H)
+        for cell in heat:
+            assert not box.overlaps(cell), (t.get_text(), box, cell)
+    tick_axes = {id(t): a for a in figure.fig.axes for t in (*a.get_xticklabels(), *a.get_yticklabels())}
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            if id(a) in tick_axes and tick_axes.get(id(b)) is tick_axes[id(a)]:
+                continue  # 같은 축의 기울인 눈금 글자는 상자(축에 나란한 사각형)가 비스듬히 겹칠 수 있음
+            assert not box_a.overlaps(box_b), (a.get_text(), b.get_text(), box_a, box_b)
+
+
+def test_live_explorer_width_narrows_the_figure_without_shrinking_the_heatmaps():
+    from attn_lib.explorer.live_layout import DEFAULT_WIDTH
+
+    wide = AttentionExplorer(tokens=SENTENCE, num_heads=8, mask="padding")
+    narrow = AttentionExplorer(tokens=SENTENCE, num_heads=8, mask="padding", width=360)
+    (wh, ww), (nh, nw) = pixels(wide.image).shape[:2], pixels(narrow.image).shape[:2]
+    assert ww <= DEFAULT_WIDTH and nw <= 360 < ww and nh > wh  # 좁으면 열이 줄고 그림이 길어짐
+    figures = [ex._figure(8, ex.shown_tokens()) for ex in (wide, narrow)]
+    assert figures[0].layout.ncols > figures[1].layout.ncols
+    sizes = {round(ax.get_window_extent().width) for f in figures for ax in f.heat_axes}
+    assert len(sizes) == 1  # 히트맵 크기는 같음
+    with pytest.raises(ValueError, match="width"):
+        AttentionExplorer(tokens=SENTENCE, width=100)

@@ -169,10 +169,13 @@ def make_reversal_batch(
     return ReversalBatch(src=src, tgt_in=tgt_in, tgt_out=tgt_out, lengths=lengths)
 
 
-def token_labels(tokens: Tensor, config: Seq2SeqConfig | None = None) -> list[str]:
+def token_labels(
+    tokens: Tensor, config: Seq2SeqConfig | None = None, *, pad_label: str = SPECIAL_LABELS[PAD]
+) -> list[str]:
     """토큰 번호를 그림에 쓸 이름으로 바꿉니다: PAD ``·``, BOS ``<s>``, EOS ``</s>``, 기호 ``A, B, ...``.
 
-    ``-100``(손실에서 뺀 자리)도 ``·``로 적습니다.
+    ``-100``(손실에서 뺀 자리)도 PAD와 같은 이름으로 적습니다. 표에서는 짧은 ``·``가 읽기 좋지만, 그림의 축에서는
+    ``·``가 이름 없는(빠진) 자리처럼 보이므로 그림에는 ``pad_label="[PAD]"``를 넘기세요.
 
     Shape:
         - tokens: ``(T,)`` 정수
@@ -181,11 +184,13 @@ def token_labels(tokens: Tensor, config: Seq2SeqConfig | None = None) -> list[st
     config = Seq2SeqConfig() if config is None else config
     if not isinstance(tokens, Tensor) or tokens.dim() != 1 or tokens.dtype not in (torch.int64, torch.int32):
         raise TypeError(f"tokens는 1차원 정수 텐서여야 하는데 {describe(tokens)}이(가) 들어왔습니다.")
-    names = list(SPECIAL_LABELS) + list(string.ascii_uppercase[: config.num_symbols])
+    if not isinstance(pad_label, str) or not pad_label:
+        raise TypeError(f"pad_label은 비어 있지 않은 문자열이어야 하는데 {describe(pad_label)}이(가) 들어왔습니다.")
+    names = [pad_label, *SPECIAL_LABELS[1:]] + list(string.ascii_uppercase[: config.num_symbols])
     out = []
     for t in tokens.tolist():
         if t == IGNORE_INDEX:
-            out.append(SPECIAL_LABELS[PAD])
+            out.append(pad_label)
         elif 0 <= t < len(names):
             out.append(names[t])
         else:

@@ -28,6 +28,7 @@ from .model import shown_tokens as explorer_tokens  # 메서드 shown_tokens 와
 from ..viz.describe import describe_heads
 from ..metrics import attention_entropy, saturation
 from .live_figure import _HIST_BINS, _ExplorerFigure
+from .live_layout import DEFAULT_WIDTH
 from .settings import _validate, kv_readout
 from .static import explorer_html
 from .summary import summary_caption, summary_html
@@ -65,6 +66,11 @@ class AttentionExplorer:
         mask: ``"none"``, ``"causal"``, ``"padding"``, ``"causal+padding"`` (또는 없음/인과/패딩/인과+패딩).
         scaled: ``1/sqrt(d_k)`` 스케일링 여부.
         dpi: 그림 해상도.
+        width: 그림이 들어갈 폭 (CSS px, 기본 ``DEFAULT_WIDTH`` = 840: 1280 px 화면의 JupyterLab 셀 폭 848 px 안). 한 줄에 놓는
+            헤드 수를 이 폭 안에 드는 만큼으로 고릅니다(토큰 이름, 헤드 제목, 색 막대의 실제 폭으로; ``live_layout``).
+            좁은 노트북(휴대폰의 Colab, 나란히 띄운 창)에서는 줄이세요 (예: 360). 그림은 이 폭보다 넓어지지
+            않으므로(한 열로도 넘칠 때만 한 열 폭) 줄어 보이지 않고 글자 크기가 그대로입니다. 노트북의 실제 폭은
+            커널이 알 수 없어서 저절로 맞추지는 못합니다 (폭이 더 좁은 칸에서는 칸 폭에 맞춰 줄어듦).
 
     Shape:
         - weights: ``(H, L, S)`` (패딩 마스크면 ``L = S = P``, [PAD] 포함)
@@ -83,12 +89,16 @@ class AttentionExplorer:
         mask: str = "none",
         scaled: bool = True,
         dpi: int = 88,
+        width: int = DEFAULT_WIDTH,
     ) -> None:
         settings = _validate({"tokens": tokens, "seed": seed, "d_k": d_k, "num_heads": num_heads,
                               "num_kv_heads": num_heads if num_kv_heads is None else num_kv_heads,
                               "mask": mask, "scaled": scaled})
         self._settings = settings
         self._dpi = dpi
+        if isinstance(width, bool) or not isinstance(width, int) or width < 200:
+            raise ValueError(f"width는 200 이상의 정수(CSS px)여야 하는데 {width!r}이(가) 들어왔습니다.")
+        self._width = width
         self._model = ExplorerModel(settings["seed"])
         self._figures: OrderedDict[tuple, _ExplorerFigure] = OrderedDict()
         self.error = ""
@@ -210,7 +220,7 @@ class AttentionExplorer:
         if key in self._figures:
             self._figures.move_to_end(key)
         else:
-            self._figures[key] = _ExplorerFigure(num_heads, tokens, self._dpi, num_kv_heads)
+            self._figures[key] = _ExplorerFigure(num_heads, tokens, self._dpi, num_kv_heads, self._width)
             while len(self._figures) > _FIGURE_CACHE:
                 self._figures.popitem(last=False)
         return self._figures[key]

@@ -2,7 +2,8 @@
 
 ``live.AttentionExplorer``가 조작기를 움직일 때마다 부르는 그리기 부분입니다. 그림을 matplotlib으로
 처음부터 다시 그리는 대신, 헤드 수와 토큰이 정해진 그림(``_ExplorerFigure``)마다 배경을 픽셀로 복사해
-두고 값만 바꿔 칠합니다. PNG도 필터 없는 최소 구성으로 직접 만듭니다(``_png_rgb``).
+두고 값만 바꿔 칠합니다. PNG도 필터 없는 최소 구성으로 직접 만듭니다(``_png_rgb``). 배치(한 줄의 헤드 수와
+축마다의 자리)는 ``live_layout``이 글자의 실제 폭으로, 그림이 들어갈 폭 안에서 정합니다.
 
 정적 탐색기(``spec``)와 같은 약속: 마스크로 가려진 칸은 회색(``MASKED_COLOR``, 색 막대 아래 범례
 "회색: 가려진 칸"), 히스토그램의 세로축은 보통(선형) 눈금의 "칸 수"입니다. 세로축의 위 끝은 가장 큰
@@ -26,6 +27,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from ..viz.figures import HEATMAP_CMAP, PALETTE
+from .live_layout import DEFAULT_WIDTH, LABEL_PT, SMALL_PT, STATS_PT, TITLE_PT, head_title, live_layout
 from .spec import MASKED_COLOR
 from .texts import MASKED_LEGEND
 
@@ -58,60 +60,56 @@ class _ExplorerFigure:
     칸마다 글자를 적지 않습니다(칸 하나에 약 0.5 ms). 지금 설정은 그림 위의 조작기가 보여 줍니다.
     """
 
-    def __init__(self, num_heads: int, labels: Sequence[str], dpi: int, num_kv_heads: int | None = None) -> None:
+    def __init__(self, num_heads: int, labels: Sequence[str], dpi: int, num_kv_heads: int | None = None,
+                 width: int = DEFAULT_WIDTH) -> None:
         H, L = num_heads, len(labels)
         group = H // (H if num_kv_heads is None else num_kv_heads)  # 그룹 크기 G: 헤드 G개가 키·밸류 하나를 나눠 씀
-        ncols = min(H, 4)
-        nrows = -(-H // ncols)
-        panel = max(1.6, 0.12 * L + 0.3)  # 인치: 토큰 16개면 칸 하나가 dpi 88에서 약 12픽셀
-        tick_size, angle = (8, 60) if L <= 10 else (7, 90)  # 토큰이 많으면 작은 글씨, 세로 눈금
-        longest = max(len(t) for t in labels)
-        tick_room = 0.3 + 0.1 * longest * (1.0 if angle == 90 else 0.87)  # 아래 눈금 글자가 차지하는 높이
-        self.fig = Figure(figsize=(panel * ncols + 1.1, panel * nrows + tick_room + 1.6), dpi=dpi,
-                          layout="constrained")
+        # 배치: 글자의 실제 폭으로 폭 width 안에 드는 열 수와 축마다의 자리를 픽셀로 정함 (live_layout)
+        self.layout = layout = live_layout(H, labels, dpi, group, width, top_count=_count_top(H * L * L))
+        self.fig = Figure(figsize=(layout.width / dpi, layout.height / dpi), dpi=dpi)
         FigureCanvasAgg(self.fig)  # pyplot 밖의 그림: 노트북에 저절로 나타나지 않음
-        grid = self.fig.add_gridspec(nrows + 1, ncols, height_ratios=[panel] * nrows + [1.2])
         self.heat_axes = []
         for h in range(H):
-            ax = self.fig.add_subplot(grid[h // ncols, h % ncols])
+            ax = self.fig.add_axes(layout.frac(layout.heat[h]))
             # 그리지 않는 이미지(animated): 축 범위와 방향을 imshow 그대로 잡고, 값도 같이 들고 있음
             ax.imshow(np.zeros((L, L)), cmap=HEATMAP_CMAP, vmin=0.0, vmax=1.0, aspect="auto",
                       interpolation="nearest", animated=True)
-            ax.set_box_aspect(1)  # 칸은 정사각형
             if group == 1:
-                ax.set_title(f"헤드 {h}", fontsize=10, pad=3)
+                ax.set_title(head_title(h, group), fontsize=TITLE_PT, pad=3)
             else:  # 같은 키·밸류를 쓰는 헤드 묶음을 번갈아 다른 색으로 (그룹이 눈에 보이게)
-                ax.set_title(f"헤드 {h} · KV 그룹 {h // group}", fontsize=10, pad=3, fontweight="bold",
+                ax.set_title(head_title(h, group), fontsize=TITLE_PT, pad=3, fontweight="bold",
                              color=PALETTE[0] if (h // group) % 2 == 0 else PALETTE[1])
-            bottom, left = h + ncols >= H, h % ncols == 0
-            ax.set_xticks(range(L), labels if bottom else [], rotation=angle, ha="right" if angle < 90 else "center",
-                          fontsize=tick_size)
-            ax.set_yticks(range(L), labels if left else [], fontsize=tick_size)
+            bottom, left = layout.bottom[h], layout.left[h]
+            ax.set_xticks(range(L), labels if bottom else [], rotation=layout.angle,
+                          ha="right" if layout.angle < 90 else "center", fontsize=layout.tick_pt)
+            ax.set_yticks(range(L), labels if left else [], fontsize=layout.tick_pt)
             ax.tick_params(length=0, pad=2)
             if bottom:
-                ax.set_xlabel("키", fontsize=9)
+                ax.set_xlabel("키", fontsize=LABEL_PT)
             if left:
-                ax.set_ylabel("쿼리", fontsize=9)
+                ax.set_ylabel("쿼리", fontsize=LABEL_PT)
             self.heat_axes.append(ax)
-        bar = self.fig.colorbar(ScalarMappable(Normalize(0.0, 1.0), cmap=HEATMAP_CMAP), ax=self.heat_axes,
-                                shrink=0.9, label="어텐션 가중치")
-        # 가려진 칸의 색 (가중치 0의 진한 보라와 다름): 색 막대 바로 아래에 범례 하나
+        bar = self.fig.colorbar(ScalarMappable(Normalize(0.0, 1.0), cmap=HEATMAP_CMAP),
+                                cax=self.fig.add_axes(layout.frac(layout.colorbar)))
+        bar.set_label("어텐션 가중치", fontsize=LABEL_PT)
+        bar.ax.tick_params(labelsize=SMALL_PT)
+        # 가려진 칸의 색 (가중치 0의 진한 보라와 다름): 색 막대 바로 아래, 막대의 왼쪽 끝에 맞춘 범례 하나
         bar.ax.legend(handles=[Patch(facecolor=MASKED_COLOR, edgecolor="#888888", linewidth=0.5,
                                      label=MASKED_LEGEND)],
-                      loc="upper center", bbox_to_anchor=(0.5, -0.02), fontsize=8, frameon=False,
+                      loc="upper left", bbox_to_anchor=(0.0, -0.02), fontsize=SMALL_PT, frameon=False,
                       handlelength=1.2, handletextpad=0.4, borderaxespad=0.0)
-        self.hist = self.fig.add_subplot(grid[nrows, :])
+        self.hist = self.fig.add_axes(layout.frac(layout.hist))
         self.hist.set_xlim(0.0, 1.0)
         # 처음 배치는 가장 큰 위 끝(칸 전부가 한 막대)으로: 눈금 글자가 가장 넓을 때의 자리를 잡아 둠
         self.top = _count_top(H * L * L)
         self.hist.set_ylim(0, self.top)
         self.hist.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
-        self.hist.set_xlabel("어텐션 가중치 (가려진 칸 제외)", fontsize=9)
-        self.hist.set_ylabel("칸 수", fontsize=9)
-        self.hist.tick_params(labelsize=8)
-        self.hist.set_title("포화 히스토그램", fontsize=10, pad=3)
+        self.hist.set_xlabel("어텐션 가중치 (가려진 칸 제외)", fontsize=LABEL_PT)
+        self.hist.set_ylabel("칸 수", fontsize=LABEL_PT)
+        self.hist.tick_params(labelsize=SMALL_PT)
+        self.hist.set_title("포화 히스토그램", fontsize=TITLE_PT, pad=3)
         self.stats = self.hist.text(0.99, 0.93, "", transform=self.hist.transAxes, ha="right", va="top",
-                                    fontsize=10, animated=True)
+                                    fontsize=STATS_PT, animated=True)
         self.lut = (matplotlib.colormaps[HEATMAP_CMAP](np.arange(256))[:, :3] * 255).round().astype(np.uint8)
         self.bar_rgb = np.array(matplotlib.colors.to_rgb(PALETTE[0])) * 255
         self.masked_rgb = (np.array(matplotlib.colors.to_rgb(MASKED_COLOR)) * 255).round().astype(np.uint8)
@@ -122,7 +120,6 @@ class _ExplorerFigure:
         """처음 한 번: 배경을 그리고, 히트맵 칸과 막대가 차지할 픽셀 위치를 계산합니다."""
         canvas = self.fig.canvas
         canvas.draw()  # 배경 전체 (animated 요소는 빠짐)
-        self.fig.set_layout_engine("none")  # 배치를 고정: 다음부터는 배경을 그대로 씀
         self.background = canvas.copy_from_bbox(self.fig.bbox)
         height = canvas.get_width_height()[1]
         self.cells = []  # 헤드마다 (행 조각, 열 조각, 픽셀 행 -> 쿼리, 픽셀 열 -> 키)

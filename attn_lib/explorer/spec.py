@@ -20,6 +20,8 @@ __all__ = ["SATURATION_THRESHOLD", "MASKED_COLOR", "param_names", "explorer_spec
 
 #: 포화로 보는 행 최댓값 (``metrics.saturation``의 기본값과 같음)
 SATURATION_THRESHOLD = 0.99
+#: 한 줄에 놓는 헤드 히트맵 수의 최댓값 (실제 열 수는 패널 폭과 상자 폭으로 브라우저가 고름)
+MAX_COLUMNS = 4
 #: 마스크로 가려진 칸의 색 (가중치 0의 viridis 진한 보라와 구별되는 밝은 회색)
 MASKED_COLOR = "#c8c8c8"
 
@@ -86,7 +88,7 @@ def explorer_spec(
                                                 "labels": [MASK_LABELS[m] for m in MASKS], "name": "마스크 "}},
         {"name": scaled_, "value": bool(scaled), "bind": {"input": "checkbox", "name": "1/√d_k 스케일링 "}},
     ]
-    cell_px = max(10, min(14, 112 // P))  # 히트맵 칸 하나의 픽셀 크기 (4열이 본문 폭에 들도록)
+    cell_px = max(10, min(14, 112 // P))  # 히트맵 칸 하나의 픽셀 크기 (페이지에서는 불러오기 스크립트가 화면 폭으로 정함)
     transform = [
         # 고른 d_k의 앞쪽 heads개 쿼리 헤드와, 각 쿼리 헤드가 쓰는 키 헤드 floor(h / G)의 점수만 펼칩니다.
         {"filter": f"datum.dk == {dk} && datum.h < {heads} && datum.g == floor(datum.h / {group})"},
@@ -117,11 +119,16 @@ def explorer_spec(
                   "header": {"labelExpr": f"'헤드 ' + datum.value + ({kv_eff} < {heads} ? ' · KV 그룹 ' "
                                           f"+ floor(datum.value / {group}) : '')",
                              "labelFontSize": 11,
-                             # 같은 키·밸류를 쓰는 헤드 묶음(그룹)마다 번갈아 다른 색 (그룹이 눈에 보이게)
-                             "labelColor": {"expr": f"{kv_eff} < {heads} && floor(datum.value / {group}) % 2 == 1 "
+                             # 같은 키·밸류를 쓰는 헤드 묶음(그룹)마다 번갈아 다른 색 (그룹이 눈에 보이게). 열 수를 정한
+                             # facet 에서 제목은 칸(그룹 표식)의 제목이 되므로 헤드 번호는 parent.h 에 있습니다
+                             # (labelExpr 의 datum.value 는 Vega-Lite 가 parent["h"] 로 바꾸지만 labelColor 는 그대로 둠).
+                             "labelColor": {"expr": f"{kv_eff} < {heads} && floor(parent.h / {group}) % 2 == 1 "
                                                     "? '#D55E00' : '#0072B2'"},
                              "labelFontWeight": "bold"}},
-        "columns": 4,
+        # 한 줄에 놓는 헤드 수의 최댓값. 실제 열 수는 브라우저가 패널의 실제 폭(제목, 쿼리 이름 포함)과 상자 폭으로
+        # 조작기 값마다 고릅니다 (static_layout.py): 컴파일된 Vega 명세에서 이 숫자가 신호로 바뀝니다.
+        "columns": MAX_COLUMNS,
+        "spacing": 20,  # 열 사이 간격 (Vega-Lite 기본값과 같음; 열 수 계산이 읽음)
         "spec": {
             "width": {"step": cell_px}, "height": {"step": cell_px},
             "mark": "rect",
@@ -175,9 +182,10 @@ def explorer_spec(
                 # KV 캐시 읽기: 토큰 하나, 층 하나가 캐시에 더하는 바이트 (model.kv_cache_bytes_per_token)
                 "transform": [
                     {"filter": "datum.k == 0 && datum.q == 0 && datum.h == 0"},
-                    # 여러 줄 글 (Vega의 text는 문자열 배열을 줄마다 그림): 휴대폰 폭에서도 잘리지 않게
+                    # 여러 줄 글 (Vega의 text는 문자열 배열을 줄마다 그림): 휴대폰 폭에서도 잘리지 않게. 가장 긴 줄은
+                    # 약 190 px (11 px 글꼴): 곱셈과 그 값을 두 줄로 나눕니다 (한 줄이면 KV 헤드 16, d_k 512에서 약 280 px).
                     {"calculate": (f"['KV 캐시 (토큰 하나, 층 하나, float32):', '2 × KV 헤드 ' + {kv_eff} + ' × d_k ' "
-                                   f"+ {dk} + ' × {KV_BYTES_PER_ELEMENT}바이트 = ' + format(2 * {kv_eff} * {dk} * "
+                                   f"+ {dk} + ' × {KV_BYTES_PER_ELEMENT}바이트', '= ' + format(2 * {kv_eff} * {dk} * "
                                    f"{KV_BYTES_PER_ELEMENT}, ',') + '바이트', '(헤드마다 따로 두면 ' + format(2 * {heads} * "
                                    f"{dk} * {KV_BYTES_PER_ELEMENT}, ',') + '바이트)']"),
                      "as": "kvlabel"},

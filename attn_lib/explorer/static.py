@@ -21,10 +21,11 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS
+from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS, PAD_TOKEN
 from .spec import explorer_spec, param_names
 from .static_data import STATIC_HEADS, STATIC_MAX_TOKENS, _static_heads, static_grid
 from .summary import summary_caption, summary_html, summary_key, summary_table
+from .static_layout import COLUMNS_JS
 from .texts import _CONTROL_HELP, _HOW_TO_READ  # 조작기 설명과 읽는 법 (살아 있는 탐색기와 같은 글)
 
 __all__ = ["explorer_html"]
@@ -36,6 +37,7 @@ __all__ = ["explorer_html"]
 _LOADER_JS = """
 (function () {
   "use strict";
+  %(columns_js)s
   var id = %(id)s;
   var root = document.getElementById(id);
   var status = root.querySelector(".attn-explorer-status");
@@ -146,22 +148,36 @@ _LOADER_JS = """
       document.head.appendChild(tag);
     });
   }
+  // 상자 폭이 바뀌면(화면 돌리기, 창 크기) 열 수 표를 다시 만들어 그립니다. 높이만 바뀐 것(다시 그린 그림)은 무시.
+  function watchWidth(view) {
+    if (!("ResizeObserver" in window)) { return; }
+    var width = root.clientWidth, pending = false;
+    new ResizeObserver(function () {
+      if (root.clientWidth === width || pending) { return; }
+      pending = true;
+      requestAnimationFrame(function () {
+        pending = false;
+        width = root.clientWidth;
+        fitter.resize(width);
+        fitter.apply(view).runAsync();
+      });
+    }).observe(root);
+  }
   var summaryTable = null;  // 명세의 usermeta.attnSummary (명세는 한 번만 읽음: 약 1 MB)
+  var fitter = null;  // 열 수 고르기 (attnColumnFitter)
   whenNear(function () { Promise.all([loadVega(), loadSpec()]).then(function (got) {
     var vegaEmbed = got[0], spec = got[1];
     summaryTable = spec.usermeta && spec.usermeta.attnSummary;
-    // 화면 폭에 맞춘 배치: 노트북에서는 칸 20 px, 휴대폰에서는 14 px. 한 줄에 넣는 헤드 수(열)는 토큰 n개짜리
-    // 히트맵이 쿼리 이름 자리와 색 막대를 빼고 남는 폭에 드는 만큼 (1~4). 휴대폰에서는 색 막대를 아래로.
+    // 화면 폭에 맞춘 배치: 노트북에서는 칸 20 px, 휴대폰에서는 14 px (색 막대는 아래로). 한 줄에 넣는 헤드 수(열)는
+    // 패널의 실제 폭(제목, 쿼리 이름 포함)으로 조작기 값마다 고릅니다 (static_layout.py 의 attnColumnFitter).
     var phone = root.clientWidth < 560, cell = phone ? 14 : 20;
     var facet = spec.vconcat[0];
     facet.spec.width = {step: cell};
     facet.spec.height = {step: cell};
-    var room = root.clientWidth - 75 - (phone ? 0 : 105);
-    facet.columns = Math.max(1, Math.min(4, Math.floor(room / (cell * meta.n + 24))));
-    if (phone) {
-      facet.spec.encoding.color.legend.orient = "bottom";
-      spec.vconcat[1].width = Math.min(spec.vconcat[1].width, root.clientWidth - 90);
-    }
+    if (phone) { facet.spec.encoding.color.legend.orient = "bottom"; }
+    fitter = attnColumnFitter(spec, meta, phone);
+    fitter.resize(root.clientWidth);
+    spec.vconcat[1].width = fitter.histWidth();
     // 내려받기 메뉴(…): 지금 보이는 그림을 PNG(2배 픽셀)와 SVG로. 명세 보기와 외부 편집기 링크는 뺍니다.
     return vegaEmbed(root.querySelector(".attn-explorer-view"), spec, {
       mode: "vega-lite", renderer: "canvas",
@@ -169,9 +185,16 @@ _LOADER_JS = """
       scaleFactor: 2, downloadFileName: "attention-explorer",
       i18n: {PNG_ACTION: "PNG로 내려받기", SVG_ACTION: "SVG로 내려받기",
              CLICK_TO_VIEW_ACTIONS: "그림 내려받기 메뉴"},
-      bind: root.querySelector(".attn-explorer-controls")
+      bind: root.querySelector(".attn-explorer-controls"),
+      patch: fitter.patch
     });
   }).then(function (result) {
+    // 첫 그림의 실제 폭으로 열 수 표를 맞추고(바뀌면 한 번 더 그림), 상자 폭이 바뀌면 표를 다시 만듭니다.
+    var view = result.view;
+    return (fitter.calibrate(view) ? fitter.apply(view).runAsync() : Promise.resolve())
+      .then(function () { return result; });
+  }).then(function (result) {
+    watchWidth(result.view);
     window.__attnExplorers = window.__attnExplorers || {};
     window.__attnExplorers[id] = result.view;
     labelRadioGroups();
@@ -187,6 +210,9 @@ _LOADER_JS = """
 
 _STYLE = """
 .attn-explorer { margin: 0.5rem 0 1rem; overflow-x: auto; }
+/* 내려받기 메뉴(…) 단추: vega-embed 는 그림 오른쪽에 38 px 띠를 비워 두지만, 휴대폰에서는 그 폭이 헤드 한 열보다
+   귀하므로 그림 위쪽 띠로 옮깁니다 (단추는 오른쪽 위 그대로). */
+.attn-explorer .vega-embed.has-actions { padding-right: 0; padding-top: 30px; }
 .attn-explorer-controls .vega-bind { display: inline-block; margin: 0 1.2rem 0.3rem 0; font-size: 0.9rem; }
 .attn-explorer-controls .vega-bind-name { font-weight: 600; margin-right: 0.3rem; }
 .attn-explorer-controls .vega-bind-radio label { margin-right: 0.5rem; }
@@ -246,9 +272,9 @@ def explorer_html(
                          num_kv_heads=num_kv_heads)
     meta = {"tokens": tokens, "seed": seed, "n": grid["n"], "P": grid["P"], "params": param_names(key),
             "dk_choices": list(DK_CHOICES), "heads_choices": list(STATIC_HEADS), "masks": list(MASKS),
-            "max_heads": MAX_HEADS, "mask_labels": MASK_LABELS,
+            "max_heads": MAX_HEADS, "mask_labels": MASK_LABELS, "pad_token": PAD_TOKEN,
             "data_bytes": len(_script_json(spec).encode("utf-8"))}
-    loader = _LOADER_JS % {"id": json.dumps(uid)}
+    loader = _LOADER_JS % {"id": json.dumps(uid), "columns_js": COLUMNS_JS}
     heads = _static_heads(num_heads)
     kv = min(heads, next(p["value"] for p in spec["params"] if p["name"] == param_names(key)["kv"]))  # 실제 KV 헤드 수
     table = grid["summary"]

@@ -1,6 +1,8 @@
 """그림: 측정 곡선과 지표 패널 (matplotlib만 사용).
 
 - ``plot_curves``: 가로축 값에 대한 측정 곡선(점과 선)과 참고선(이론값, 점선). 로그 눈금은 mathtext 없이 적음.
+  곡선의 색은 기본으로 ``PALETTE`` 순서이고, ``styles``로 곡선마다 색·표식·선 모양을 정할 수 있습니다
+  (한 장 안에서 같은 색이 다른 뜻으로 쓰이지 않게).
 - ``plot_metric_panels``: 설정마다 지표 여러 개를 나란히 놓은 패널 (스케일링 장의 엔트로피·포화·기울기).
 
 헤드별 히트맵과 포화 그림은 ``plots``에 있습니다. 그림 함수는 데이터에서 계산한 한국어 대체 텍스트를 붙입니다.
@@ -35,6 +37,18 @@ def _as_curve(values: object, n: int, name: str) -> np.ndarray:
     return arr
 
 
+def _check_styles(styles: object, curves: Mapping[str, object]) -> dict[str, dict[str, object]]:
+    """``styles``가 곡선 이름 -> 인자 사전인지, 이름이 ``series``에 있는지 확인합니다 (한국어 오류)."""
+    if styles is None:
+        return {}
+    if not isinstance(styles, Mapping) or not all(isinstance(v, Mapping) for v in styles.values()):
+        raise TypeError(f"styles는 곡선 이름 -> 선 모양 사전이어야 하는데 {describe(styles)}이(가) 들어왔습니다.")
+    unknown = sorted(str(k) for k in styles if str(k) not in curves)
+    if unknown:
+        raise ValueError(f"styles의 이름은 series에 있어야 하는데 {unknown}이(가) 없습니다. 있는 이름: {list(curves)}")
+    return {str(k): dict(v) for k, v in styles.items()}
+
+
 @reflowable
 def plot_curves(
     x: Sequence[float],
@@ -49,11 +63,14 @@ def plot_curves(
     legend: bool = True,
     marks: Mapping[str, tuple[float, float]] | None = None,
     ax: matplotlib.axes.Axes | None = None,
+    styles: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Figure:
     """``x``에 대한 측정 곡선(점과 선)과 참고선(이론값, 점선)을 한 축에 그립니다.
 
     측정 곡선의 색은 넘긴 순서대로 ``PALETTE``에서 고르므로, 여러 그림에서 같은 순서로 넘기면
-    같은 규칙이 같은 색이 됩니다. 참고선은 검은 점선 계열이고, 값 하나(상수)를 넘기면 가로선이 됩니다.
+    같은 규칙이 같은 색이 됩니다. 앞 그림과 다른 것을 나누는 곡선이면 ``styles``로 다른 색을 주세요
+    (앞 그림의 파랑·주황이 뜻하던 것과 헷갈리지 않게). 참고선은 검은 점선 계열이고, 값 하나(상수)를
+    넘기면 가로선이 됩니다.
     ``logx``면 밑이 2인 로그 눈금에 ``x`` 값마다 눈금을 둡니다(``1/8``처럼 적음).
 
     Args:
@@ -68,6 +85,8 @@ def plot_curves(
         legend: 범례를 그릴지.
         marks: 이름 -> ``(x, y)``: 곡선 위의 점(봉우리 같은 곳)에 점을 찍고 그 위에 이름을 적습니다.
         ax: 그릴 축. 주면 그 축의 그림을 돌려줍니다.
+        styles: 곡선 이름 -> 선 모양 (matplotlib ``plot``의 인자: ``color``, ``marker``, ``linestyle``,
+            ``markerfacecolor`` 등). 적지 않은 곡선과 인자는 기본값(``PALETTE`` 순서의 색, 점과 실선).
 
     Returns:
         matplotlib ``Figure``.
@@ -91,16 +110,19 @@ def plot_curves(
         if point.shape != (2,):
             raise ValueError(f"marks[{k!r}]는 (x, y) 점 하나여야 하는데 모양이 {point.shape}입니다.")
         points[str(k)] = (float(point[0]), float(point[1]))
+    styles = _check_styles(styles, curves)
     own_figure = ax is None
     if ax is None:
         fig, ax = plt.subplots(figsize=(fit_width(6.0), 3.8), layout="constrained")
         plt.close(fig)  # pyplot 자동 표시에서 빼기
     fig = ax.figure
-    styles = ("--", ":", "-.", (0, (5, 1, 1, 1)))
+    dashes = ("--", ":", "-.", (0, (5, 1, 1, 1)))
     for i, (name, ys) in enumerate(refs.items()):
-        ax.plot(xs, ys, linestyle=styles[i % len(styles)], color="#333333", linewidth=1.4, label=name, zorder=1)
+        ax.plot(xs, ys, linestyle=dashes[i % len(dashes)], color="#333333", linewidth=1.4, label=name, zorder=1)
     for i, (name, ys) in enumerate(curves.items()):
-        ax.plot(xs, ys, marker="o", markersize=4, linewidth=1.6, color=PALETTE[i % len(PALETTE)], label=name, zorder=2)
+        style = {"marker": "o", "markersize": 4, "linewidth": 1.6, "color": PALETTE[i % len(PALETTE)],
+                 **styles.get(name, {})}
+        ax.plot(xs, ys, label=name, zorder=2, **style)
     for name, (mx, my) in points.items():
         ax.plot([mx], [my], marker="o", markersize=7, markerfacecolor="white", markeredgecolor="#333333",
                 markeredgewidth=1.4, linestyle="none", zorder=3)
@@ -148,6 +170,7 @@ def plot_metric_panels(
     logy: Sequence[str] = (),
     reference: Mapping[str, Mapping[str, Sequence[float] | float]] | None = None,
     title: str | None = None,
+    styles: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Figure:
     """지표 여러 개를 같은 ``x``에 대해 나란히 그립니다 (패널 하나 = 지표 하나).
 
@@ -163,6 +186,7 @@ def plot_metric_panels(
         logy: 세로축을 로그 눈금으로 그릴 지표 이름들.
         reference: 지표 이름 -> {참고선 이름 -> 값 또는 상수}.
         title: 그림 전체 제목.
+        styles: 곡선 이름 -> 선 모양 (모든 패널에 같게; ``plot_curves``의 ``styles``).
 
     Returns:
         matplotlib ``Figure``.
@@ -183,7 +207,8 @@ def plot_metric_panels(
     plt.close(fig)  # pyplot 자동 표시에서 빼기
     for ax, (name, curves) in zip(axes.flat, panels.items()):
         refs = (reference or {}).get(name)
-        plot_curves(x, curves, xlabel=xlabel, ylabel=name, logx=logx, logy=name in logy, reference=refs, legend=False, ax=ax)
+        plot_curves(x, curves, xlabel=xlabel, ylabel=name, logx=logx, logy=name in logy, reference=refs, legend=False,
+                    ax=ax, styles=styles)
         if refs:
             handles = [h for h in ax.get_lines() if h.get_label() in refs]
             ax.legend(handles=handles, fontsize=TEXT_PT["legend"], framealpha=0.9)

@@ -68,11 +68,12 @@ def _as_panels(x: Tensor, name: str) -> Tensor:
 
 def _panel_axes(panels: int, rows: int, cols: int, qlab: list[list[str]], klab: list[list[str]],
                 title: str | None, extra_w: float, annotate: bool = False,
-                legend: bool = True) -> tuple[Figure, np.ndarray, bool]:
+                legend: bool = True, ncols: int | None = None) -> tuple[Figure, np.ndarray, bool]:
     """패널 격자를 만듭니다. 열 수와 칸 크기는 ``grid_layout``이 그림 너비 상한 안에서 고릅니다 (최대 3열)."""
     longest = max((len(s) for labs in qlab + klab for s in labs), default=1)
     phone = in_phone_layout() and extra_w > 0  # 휴대폰용 그림: 색 막대를 아래에 (plot_batch_heatmaps)
-    grid = grid_layout(panels, rows, cols, longest, annotate=annotate, max_cols=3, extra_w=0.0 if phone else extra_w,
+    grid = grid_layout(panels, rows, cols, longest, annotate=annotate, ncols=ncols, max_cols=3,
+                       extra_w=0.0 if phone else extra_w,
                        extra_h=(0.45 if title else 0.0) + (0.35 if legend else 0.0) + (0.5 if phone else 0.0),
                        rotate=longest > 2,
                        shared_labels=False)
@@ -94,6 +95,17 @@ def _decorate(ax: matplotlib.axes.Axes, qlab: list[str], klab: list[str], rotate
     ax.set_xlabel("키")
     if first_col:
         ax.set_ylabel("쿼리")
+
+
+def _runs(rows: np.ndarray) -> list[tuple[int, int]]:
+    """참인 자리가 이어진 묶음마다 (처음, 끝) 번호."""
+    out: list[tuple[int, int]] = []
+    for i in np.flatnonzero(rows):
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], int(i))
+        else:
+            out.append((int(i), int(i)))
+    return out
 
 
 @reflowable
@@ -172,6 +184,8 @@ def plot_batch_heatmaps(
     annotate: bool = True,
     cmap: str = HEATMAP_CMAP,
     vmax: float = 1.0,
+    skipped_note: str | None = None,
+    ncols: int | None = None,
 ) -> Figure:
     """배치의 시퀀스마다 (헤드 하나의) 어텐션 가중치 히트맵을 하나씩 그립니다.
 
@@ -189,6 +203,10 @@ def plot_batch_heatmaps(
         annotate: 참여 가능한 칸마다 값을 적을지.
         cmap: 색지도 (기본 viridis; ``SAFE_CMAPS`` 중 하나).
         vmax: 색 범위의 최댓값.
+        skipped_note: 값이 모두 NaN인 행(일부러 그리지 않은 행, 예: 디코더 쪽 패딩 위치)이 무엇인지 그 빈자리 가운데에
+            적을 글. 주면 그 행에는 빗금도 긋지 않습니다. 없으면 빈 행이 빠진 데이터처럼 보이므로, NaN 행을
+            그릴 때는 주세요.
+        ncols: 한 줄에 놓을 패널 수 (기본: 그림 너비 상한 안에 드는 만큼, 최대 3; 휴대폰용 그림은 늘 들어가는 만큼).
 
     Returns:
         matplotlib ``Figure``. 대체 텍스트에 시퀀스마다 ``describe_head``의 요약이 있습니다.
@@ -216,18 +234,26 @@ def plot_batch_heatmaps(
     qlab = _panel_labels(query_labels, P, L, "query_labels")
     klab = _panel_labels(key_labels, P, S, "key_labels")
     names = _labels(panel_titles, P, "panel_titles") if panel_titles is not None else [f"시퀀스 {b}" for b in range(P)]
-    fig, axes, rotate = _panel_axes(P, L, S, qlab, klab, title, 0.9, annotate=annotate, legend=mask is not None)
+    if skipped_note is not None and (not isinstance(skipped_note, str) or not skipped_note.strip()):
+        raise TypeError(f"skipped_note는 비어 있지 않은 글이어야 하는데 {describe(skipped_note)}이(가) 들어왔습니다.")
+    skipped = np.isnan(w).all(axis=2) if skipped_note else np.zeros((P, L), dtype=bool)  # (B, L): 그리지 않은 행
+    blocked &= ~skipped[:, :, None]  # 그리지 않은 행에는 빗금도 없음: (B, L, S) & (B, L, 1) -> (B, L, S)
+    fig, axes, rotate = _panel_axes(P, L, S, qlab, klab, title, 0.9, annotate=annotate, legend=mask is not None,
+                                    ncols=ncols)
     ncols = axes.shape[1]
     image = None
     for p, ax in enumerate(list(axes.flat)[:P]):
         image = ax.imshow(w[p], cmap=cmap, vmin=0.0, vmax=vmax, aspect="auto", interpolation="nearest")
         _decorate(ax, qlab[p], klab[p], rotate, p % ncols == 0)
         ax.set_title(names[p], fontsize=TEXT_PT["panel_title"])
+        for first, last in _runs(skipped[p]):  # 빈 행 묶음마다 가운데에 그 자리가 무엇인지
+            ax.text((S - 1) / 2, (first + last) / 2, skipped_note, ha="center", va="center", color="#444444",
+                    fontsize=TEXT_PT["annotation"], linespacing=1.3)
         for i, j in zip(*np.nonzero(blocked[p])):
             ax.add_patch(matplotlib.patches.Rectangle(
                 (j - 0.5, i - 0.5), 1, 1, fill=False, hatch="////", edgecolor="#BBBBBB", linewidth=0))
         if annotate:
-            for i, j in zip(*np.nonzero(~blocked[p])):
+            for i, j in zip(*np.nonzero(~blocked[p] & ~skipped[p][:, None])):  # (L, S) & (L, 1) -> (L, S)
                 ax.text(j, i, f"{w[p, i, j]:.2f}", ha="center", va="center", fontsize=TEXT_PT["annotation"],
                         color="black" if w[p, i, j] > 0.6 * vmax else "white")
     fig.colorbar(image, ax=axes, shrink=0.8, label="어텐션 가중치",
@@ -240,5 +266,8 @@ def plot_batch_heatmaps(
     summary = "; ".join(f"{names[p]}: {describe_head(w[p], qlab[p] if query_labels is not None else None, klab[p] if key_labels is not None else None)}"
                         for p in range(P))
     hatched = f", 빗금 = 차단된 칸 {int(blocked.sum())}개" if mask is not None else ""
+    if skipped.any():
+        note = " ".join(skipped_note.split())
+        hatched += f", 그리지 않은 행 {int(skipped.sum())}개: {note}"
     _attach(fig, True, f"시퀀스별 어텐션 가중치 히트맵 {P}개(행 = 쿼리 {L}개, 열 = 키 {S}개{hatched})", summary, title)
     return fig
