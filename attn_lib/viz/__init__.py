@@ -54,6 +54,7 @@ from .mask_plots import (
     plot_batch_heatmaps,
     MASK_COLORS,
 )
+from .success_plots import plot_success_rates
 from .sweep_plots import (
     plot_sweep,
     plot_training_history,
@@ -99,6 +100,7 @@ __all__ = [
     "plot_head_accuracy",
     "CEILING_LABELS",
     "MASK_COLORS",
+    "plot_success_rates",
     "plot_sweep",
     "plot_training_history",
     "sweep_label",
