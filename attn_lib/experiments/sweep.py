@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -178,8 +179,15 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     spawn: 부모의 스레드 상태를 물려받지 않는 새 프로세스 (fork는 torch 스레드 풀과 함께 쓰면 멈출 수 있음)."""
     pool = _POOLS.get(workers)
     if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
-        pool = _POOLS[workers] = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = _POOLS[workers] = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupt)
     return pool
+
+
+def _ignore_interrupt() -> None:
+    """일꾼 프로세스는 SIGINT를 무시합니다. Jupyter 커널은 끝날 때 자식 프로세스에 SIGINT, SIGTERM을 차례로 보내는데,
+    SIGINT를 받으면 일꾼마다 KeyboardInterrupt 트레이스백을 찍기 때문입니다 (SIGTERM에는 조용히 끝남)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_batch(setting: SweepJob, seeds: list[int], steps: list[int], config: ToyConfig,
@@ -211,7 +219,8 @@ def run_seed_batches(
         for steps, seeds in seeds_by_steps.items():
             groups.setdefault(tuple(seeds), []).append(steps)
         tasks += [(setting, list(seeds), sorted(steps)) for seeds, steps in groups.items()]
-    costs = [max(st) * len(se) * (1 + 0.1 * s.num_heads) * (s.embed_dim or config.embed_dim) for s, se, st in tasks]
+    # 묶음의 시간 어림: 스텝 x 시드 x (헤드 4개가 1개의 약 1.5배) x 너비
+    costs = [max(st) * len(se) * (1 + 0.2 * s.num_heads) * (s.embed_dim or config.embed_dim) for s, se, st in tasks]
     results = _pool_map(_run_batch, [(s, se, st, config, record_every) for s, se, st in tasks], costs, workers)
     runs: dict[SweepJob, SweepRun] = {}
     for (setting, seeds, steps), result in zip(tasks, results):

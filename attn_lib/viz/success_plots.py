@@ -99,14 +99,15 @@ def plot_success_rates(
             ax.plot([rate], [0.5], marker="D", markersize=8, color=colors.get(name, "#333333"),
                     markeredgecolor="white", linestyle="none", zorder=4, gid=f"half-{name}")
     ax.set_xscale("log")
-    labelled = [r for r in grid if f"{r:.0e}"[0] in "125" and float(f"{r:.0e}") == r] or grid  # 1, 2, 5 x 10^k만 이름
-    ax.xaxis.set_major_locator(FixedLocator(labelled))
-    ax.set_xticks(labelled, [f"{r:g}" for r in labelled])
+    # 학습률이 8개 이하면 모두 이름을 적고, 더 많으면 1, 2, 5 x 10^k인 것만 (나머지는 이름 없는 작은 눈금)
+    labelled = grid if len(grid) <= 8 else [r for r in grid if f"{r:.0e}"[0] in "125" and float(f"{r:.0e}") == r]
+    ax.xaxis.set_major_locator(FixedLocator(labelled or grid))
+    ax.set_xticks(labelled or grid, [f"{r:g}" for r in labelled or grid])
     ax.xaxis.set_minor_locator(FixedLocator(grid))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlim(grid[0] / 1.15, grid[-1] * 1.15)
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel("학습률 (로그 눈금, 작은 눈금 = 돌린 학습률)")
+    ax.set_xlabel("학습률 (로그 눈금, 눈금 = 돌린 학습률)")
     ax.set_ylabel("성공 비율 (띠: 95 % 구간)")
     ax.grid(True, axis="y", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
