@@ -180,24 +180,28 @@ def batched_forward(params: Mapping[str, Tensor], tokens: Tensor, num_heads: int
     H, Dh = num_heads, E // num_heads
     index = tokens.reshape(N, B * L, 1).expand(-1, -1, E)  # (N, B, L) -> (N, B*L, E): 시드마다 자기 임베딩 표에서
     x = torch.gather(params["tok_emb.weight"], 1, index)  # (N, V, E) -> (N, B*L, E)
-    x = x.view(N, B, L, E) + params["pos_emb.weight"][:, None, :L]  # (N, B, L, E) + (N, 1, L, E)
-    x = x.view(N, B * L, E)
+    pos = params["pos_emb.weight"][:, None, :L]  # (N, L_max, E) -> (N, 1, L, E)
+    x = x.view(N, B, L, E) + pos  # (N, B*L, E) -> (N, B, L, E)
+    x = x.view(N, B * L, E)  # (N, B, L, E) -> (N, B*L, E)
 
     def heads(name: str) -> Tensor:
         y = _linear(x, params[f"attn.{name}.weight"], params[f"attn.{name}.bias"])  # (N, B*L, E)
-        return y.view(N, B, L, H, Dh).transpose(2, 3).reshape(N * B * H, L, Dh)  # -> (N*B*H, L, Dh)
+        return y.view(N, B, L, H, Dh).transpose(2, 3).reshape(N * B * H, L, Dh)  # (N, B*L, E) -> (N*B*H, L, Dh)
 
     root = math.sqrt(1.0 / math.sqrt(Dh))  # MultiHeadAttention처럼 q와 k에 sqrt(scale)씩
     blocked = torch.full((L, L), float("-inf")).triu(diagonal=1)  # 인과 마스크: 미래 칸만 -inf
-    scores = torch.baddbmm(blocked, heads("W_q") * root, (heads("W_k") * root).transpose(1, 2))  # -> (N*B*H, L, L)
+    keys_t = (heads("W_k") * root).transpose(1, 2)  # (N*B*H, L, Dh) -> (N*B*H, Dh, L)
+    scores = torch.baddbmm(blocked, heads("W_q") * root, keys_t)  # (N*B*H, L, Dh) @ (N*B*H, Dh, L) -> (N*B*H, L, L)
     weights = _RowSoftmax.apply(scores)  # (N*B*H, L, L)
     mixed = torch.bmm(weights, heads("W_v"))  # (N*B*H, L, L) @ (N*B*H, L, Dh) -> (N*B*H, L, Dh)
     mixed = mixed.view(N, B, H, L, Dh).transpose(2, 3).reshape(N, B * L, E)  # (N*B*H, L, Dh) -> (N, B*L, E)
     h = x + _linear(mixed, params["attn.W_o.weight"], params["attn.W_o.bias"])  # 잔차: (N, B*L, E)
-    h = F.layer_norm(h, (E,)) * params["readout.0.weight"].unsqueeze(1) + params["readout.0.bias"].unsqueeze(1)
+    gain, shift = params["readout.0.weight"].unsqueeze(1), params["readout.0.bias"].unsqueeze(1)  # (N, E) -> (N, 1, E)
+    h = F.layer_norm(h, (E,)) * gain + shift  # LayerNorm의 학습되는 배율과 이동을 시드마다: (N, B*L, E)
     h = torch.relu(_linear(h, params["readout.1.weight"], params["readout.1.bias"]))  # (N, B*L, mlp_dim)
     logits = _linear(h, params["readout.3.weight"], params["readout.3.bias"])  # (N, B*L, V)
-    return logits.view(N, B, L, -1), weights.view(N, B, H, L, L)
+    logits = logits.view(N, B, L, -1)  # (N, B*L, V) -> (N, B, L, V)
+    return logits, weights.view(N, B, H, L, L)  # (N*B*H, L, L) -> (N, B, H, L, L)
 
 
 def _train_batch(models: list[HeadToyModel], seeds: list[int], config: ToyConfig, record_every: int, data_offset: int,
@@ -218,7 +222,8 @@ def _train_batch(models: list[HeadToyModel], seeds: list[int], config: ToyConfig
         check_tokens(tokens.flatten(0, 1), config)  # 계산 밖에서 검사: (N, B, L) -> (N*B, L)
         logits, weights = batched_forward(params, tokens, H)
         scored = logits[:, :, 2:]  # (N, B, L, V) -> (N, B, L-2, V)
-        nll = torch.logsumexp(scored, dim=-1) - scored.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (N, B, L-2)
+        picked = scored.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (N, B, L-2, V) -> (N, B, L-2): 정답의 로짓
+        nll = torch.logsumexp(scored, dim=-1) - picked  # (N, B, L-2, V) -> (N, B, L-2)
         losses = nll.mean(dim=(1, 2))  # (N,): 시드마다 F.cross_entropy의 평균과 같은 값
         optimizer.zero_grad(set_to_none=True)
         losses.sum().backward()  # 시드 n의 파라미터에는 시드 n의 손실 기울기만 닿음
@@ -228,7 +233,8 @@ def _train_batch(models: list[HeadToyModel], seeds: list[int], config: ToyConfig
             grad = torch.cat([wq.grad.flatten(1), wk.grad.flatten(1)], dim=1).norm(dim=1)  # (N, 2*E*E) -> (N,)
         optimizer.step()
         if record:
-            moved = torch.cat([(wq.detach() - before[0]).flatten(1), (wk.detach() - before[1]).flatten(1)], dim=1)
+            deltas = [(w.detach() - b).flatten(1) for w, b in zip((wq, wk), before)]  # (N, E, E) -> (N, E*E), 두 행렬
+            moved = torch.cat(deltas, dim=1)  # 2 x (N, E*E) -> (N, 2*E*E)
             moved = moved.norm(dim=1) / config.lr  # (N, 2*E*E) -> (N,)
             accuracy = (scored.detach().argmax(dim=-1) == targets).float().mean(dim=(1, 2))  # (N, B, L-2) -> (N,)
             for n in range(len(seeds)):
@@ -251,8 +257,10 @@ def _evaluate(params: dict[str, Tensor], n_seeds: int, num_heads: int, config: T
     test_tokens, test_targets = make_task_batch(config.test_size, config, torch.Generator().manual_seed(config.test_seed))
     check_tokens(test_tokens, config)
     with torch.no_grad():  # 모든 시드가 같은 평가 데이터: (T, L) -> (N, T, L) (복사 없이 expand)
-        logits, weights = batched_forward(params, test_tokens.expand(n_seeds, -1, -1), num_heads)
+        tokens = test_tokens.expand(n_seeds, -1, -1)  # (T, L) -> (N, T, L)
+        logits, weights = batched_forward(params, tokens, num_heads)
     hits = logits[:, :, 2:].argmax(dim=-1) == test_targets[:, 2:]  # (N, T, L-2)
     shares = [head_relation_shares(weights[n]) for n in range(n_seeds)]  # N x (H, 2)
-    return (tuple(hits.flatten(1).double().mean(dim=1).tolist()), tuple(tuple(s[:, 0].tolist()) for s in shares),
+    accuracy = hits.flatten(1).double().mean(dim=1)  # (N, T, L-2) -> (N, T*(L-2)) -> (N,)
+    return (tuple(accuracy.tolist()), tuple(tuple(s[:, 0].tolist()) for s in shares),
             tuple(tuple(s[:, 1].tolist()) for s in shares))
