@@ -203,6 +203,7 @@ def test_training_chapter_runs_the_sweep_and_guards_its_conclusions():
     code = "\n".join(source(c) for c in cells if c["cell_type"] == "code")
     assert "run_seed_batches(jobs, cfg)" in code and "plot_success_rates(" in code and "plot_training_history(" in code
     assert "HEAD_SWEEP_RATES.items()" in code and "SEEDS = list(range(10))" in code and "success_rows(" in code
+    assert all(f"sweep({h})" in code for h in (1, 2, 4)), "스윕은 헤드 수마다 한 셀 (셀 하나의 실행 시간 제한)"
     assert "LONG = 3 * cfg.steps" in code and "time.perf_counter()" in code
     assert "continue_seed_batches(" in code and "query_scales=(1.0, 0.01)" in code
     guard = next(c for c in cells if "# claim: sweep-range" in source(c) and "✓" in source(c))

@@ -183,7 +183,8 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
     for ax in axes[-1]:
         ax.set_xlabel("학습 스텝")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(2, len(labels)), fontsize=TEXT_PT["legend"])
+    ncols = 1 if in_phone_layout() else min(2, len(labels))  # 휴대폰: 긴 이름이 그림 너비를 넘지 않게 한 줄에 하나
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=TEXT_PT["legend"])
     if title:
         fig.suptitle(title)
     parts = []
