@@ -1,13 +1,15 @@
-"""5장(헤드 수와 학습)의 정리를 학습에 쓰지 않은 시드로 다시 확인하고, 스윕 도구와 그림을 검사합니다.
+"""5장(헤드 수와 학습)의 정리를 학습에 쓰지 않은 시드로 다시 확인하고, 스윕 도구, 성공 비율 통계, 그림을 검사합니다.
 
-- 정리가 말하는 사실마다 시드 100~109(장을 쓰며 한 번도 보지 않은 시드)로 학습해 확인합니다.
-  모델 약 190개를 학습하므로 2코어에서 몇 분 걸립니다. 시간 제한은 두지 않습니다(시간은 `make bench`).
+- 절반 학습률(성공 비율이 0.5 아래로 떨어지는 학습률): 장과 같은 학습률(``HEAD_SWEEP_RATES``)에서 장의 시드 0~9와
+  장을 쓰며 한 번도 보지 않은 시드 100~109를 학습해, 헤드 수마다 두 절반 학습률이 격자 한 칸 안인지 봅니다.
+  모델 약 340개(시드 묶음으로)를 학습하므로 2코어에서 몇 분 걸립니다. 시간 제한은 두지 않습니다(시간은 `make bench`).
 - 기록(train_with_history)은 학습을 바꾸지 않고, 프로세스 여러 개로 돌려도 숫자가 같아야 합니다.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import matplotlib
@@ -17,25 +19,32 @@ import torch
 from matplotlib.ft2font import FT2Font
 
 from attn_lib import (
+    HEAD_SWEEP_GRID,
+    HEAD_SWEEP_RATES,
+    SUCCESS_ACCURACY,
     SweepJob,
     ToyConfig,
     continue_training,
+    half_success_position,
+    half_success_rate,
+    plot_success_rates,
     plot_sweep,
     plot_training_history,
-    relation_ceilings,
+    run_seed_batches,
     run_sweep,
+    success_rows,
     sweep_jobs,
     sweep_records,
     train_head_model,
     train_with_history,
+    wilson_interval,
 )
 from attn_lib.viz.figures import get_alt, korean_font_path
 from conftest import all_texts, raises_korean, render_without_warnings
 
+PAGE_SEEDS = list(range(10))  # 5장이 쓰는 시드
 HELD_OUT = list(range(100, 110))
-LEARNING_RATES = [0.002, 0.005, 0.01, 0.02, 0.03]  # 5장의 스윕과 같은 값
 STEPS = ToyConfig().steps
-LONG = 3 * STEPS
 HANGUL = re.compile(r"[가-힣]")
 
 
@@ -45,45 +54,78 @@ HANGUL = re.compile(r"[가-힣]")
 
 
 @pytest.fixture(scope="module")
-def held_out() -> dict[tuple[int, float, int], list[float]]:
-    """(헤드 수, 학습률, 스텝) -> 시드 100~109의 정확도. 한 번에 학습합니다(프로세스 여러 개)."""
-    jobs = (
-        sweep_jobs([4], LEARNING_RATES, HELD_OUT, steps=STEPS)
-        + sweep_jobs([2], [0.002, 0.005, 0.01, 0.03], HELD_OUT, steps=STEPS)
-        + sweep_jobs([1], [0.005, 0.02, 0.03], HELD_OUT, steps=STEPS)
-        + sweep_jobs([1], [0.002, 0.02, 0.03], HELD_OUT, steps=LONG)
-    )
-    table: dict[tuple[int, float, int], list[float]] = {}
-    for run in run_sweep(jobs, record_every=50):
-        table.setdefault((run.job.num_heads, run.job.lr, run.job.steps), []).append(run.accuracy)
-    return table
+def half_positions() -> dict[str, dict[int, float | None]]:
+    """시드 묶음("page": 0~9, "held": 100~109) -> 헤드 수 -> 절반 학습률의 격자 위치 (5장과 같은 계산)."""
+    seed_sets = {"page": PAGE_SEEDS, "held": HELD_OUT}
+    jobs = [job for seeds in seed_sets.values() for h, rates in HEAD_SWEEP_RATES.items()
+            for job in sweep_jobs([h], rates, seeds, steps=STEPS)]
+    accuracy = {r.job: r.accuracy for r in run_seed_batches(jobs, record_every=STEPS)}
+    out: dict[str, dict[int, float | None]] = {}
+    for name, seeds in seed_sets.items():
+        out[name] = {}
+        for h, rates in HEAD_SWEEP_RATES.items():
+            success = [sum(accuracy[SweepJob(h, lr, STEPS, s)] >= SUCCESS_ACCURACY for s in seeds) / len(seeds)
+                       for lr in rates]
+            out[name][h] = half_success_position(rates, success)
+    return out
 
 
-@pytest.mark.parametrize("lr", LEARNING_RATES)
-def test_four_heads_solve_the_task_at_every_rate_on_held_out_seeds(held_out, lr):
-    accs = held_out[4, lr, STEPS]
-    assert min(accs) >= 0.95, f"헤드 4개, 학습률 {lr}: {accs}"
+@pytest.mark.parametrize("num_heads", list(HEAD_SWEEP_RATES))
+def test_half_success_rate_on_held_out_seeds_is_within_one_grid_step_of_the_page(half_positions, num_heads):
+    page, held = half_positions["page"][num_heads], half_positions["held"][num_heads]
+    assert page is not None and held is not None, half_positions
+    assert abs(page - held) <= 1, f"헤드 {num_heads}개: 장의 격자 위치 {page:.2f}, 시드 100~109 {held:.2f}"
 
 
-def test_one_head_can_learn_the_task_in_the_middle_of_the_sweep(held_out):
-    assert min(held_out[1, 0.005, STEPS]) >= 0.95, held_out[1, 0.005, STEPS]
-    assert min(held_out[1, 0.002, LONG]) >= 0.95, held_out[1, 0.002, LONG]
+def test_one_head_gives_up_more_than_a_grid_step_earlier_on_held_out_seeds(half_positions):
+    held = half_positions["held"]
+    # 5장: "헤드를 둘로 늘리면 절반 학습률이 격자 한 칸보다 더 높은 쪽으로 옮겨 갑니다"
+    assert held[2] - held[1] > 1 and held[4] - held[1] > 1, held
 
 
-@pytest.mark.parametrize("lr", [0.02, 0.03])
-@pytest.mark.parametrize("steps", [STEPS, LONG])
-def test_one_head_is_stuck_near_the_first_token_ceiling_at_high_rates(held_out, lr, steps):
-    accs = held_out[1, lr, steps]
-    first_only = relation_ceilings()["first_only"]
-    # 정리: "모든 시드가 0.5에 못 미쳤고, 대부분 첫 토큰만 알 때의 한계 근처에 멈췄다"
-    assert max(accs) < 0.5, f"헤드 1개, 학습률 {lr}, {steps}스텝: {accs}"
-    assert float(np.median(accs)) < first_only + 0.05, f"헤드 1개, 학습률 {lr}, {steps}스텝: {accs} (첫 토큰 한계 {first_only:.3f})"
+# ---------------------------------------------------------------------------
+# 성공 비율과 절반 학습률
+# ---------------------------------------------------------------------------
 
 
-def test_two_heads_solve_it_up_to_0_01_but_not_on_every_seed_at_the_top_rate(held_out):
-    for lr in [0.002, 0.005, 0.01]:
-        assert min(held_out[2, lr, STEPS]) >= 0.95, (lr, held_out[2, lr, STEPS])
-    assert min(held_out[2, 0.03, STEPS]) < 0.95, held_out[2, 0.03, STEPS]
+@pytest.mark.parametrize("k, n, low, high", [(7, 10, 0.3968, 0.8922), (0, 10, 0.0, 0.2775), (10, 10, 0.7225, 1.0),
+                                             (5, 10, 0.2366, 0.7634), (1, 1, 0.2065, 1.0)])
+def test_wilson_interval_matches_published_values(k, n, low, high):
+    got = wilson_interval(k, n)
+    assert got == pytest.approx((low, high), abs=1e-4)
+    assert got[0] <= k / n <= got[1]
+
+
+def test_wilson_interval_narrows_with_more_trials_and_rejects_bad_counts():
+    assert np.diff(wilson_interval(70, 100)) < np.diff(wilson_interval(7, 10))
+    raises_korean(ValueError, lambda: wilson_interval(11, 10), "trials")
+    raises_korean(ValueError, lambda: wilson_interval(0, 0), "trials")
+    raises_korean(TypeError, lambda: wilson_interval(0.5, 10), "successes")
+
+
+def test_success_rows_count_successes_at_the_threshold():
+    rows = success_rows({(1, 0.01): [0.95, 0.949, 1.0, 0.3], (2, 0.01): [1.0, 1.0]})
+    assert [r["성공"] for r in rows] == [2, 2] and rows[0]["성공 비율"] == 0.5 and rows[1]["성공 비율"] == 1.0
+    assert rows[0]["최소 정확도"] == 0.3 and rows[0]["평균 정확도"] == pytest.approx(0.79975)
+    assert (rows[0]["구간 아래"], rows[0]["구간 위"]) == pytest.approx(wilson_interval(2, 4))
+    raises_korean(ValueError, lambda: success_rows({(1, 0.01): [1.2]}), "0~1")
+
+
+def test_half_success_position_interpolates_the_last_drop_below_one_half():
+    rates = [0.002, 0.004, 0.008, 0.016]
+    assert half_success_position(rates, [0.4, 1.0, 0.8, 0.2]) == pytest.approx(2 + 0.3 / 0.6)
+    assert half_success_rate(rates, [0.4, 1.0, 0.8, 0.2]) == pytest.approx(0.008 * 2 ** 0.5)  # 로그 눈금에서 가운데
+    assert half_success_position(rates, [1.0, 0.5, 0.9, 0.0]) == pytest.approx(2 + 0.4 / 0.9)  # 마지막으로 떨어지는 곳
+    assert half_success_position(rates, [0.1, 0.2, 0.3, 0.4]) is None  # 0.5에 이른 적 없음
+    assert half_success_position(rates, [1.0, 1.0, 0.9, 0.6]) is None  # 격자 안에서 떨어지지 않음
+    assert half_success_rate(rates, [1.0, 1.0, 0.9, 0.6]) is None
+    raises_korean(ValueError, lambda: half_success_position([0.01, 0.002], [1.0, 0.0]), "오름차순")
+
+
+def test_the_chapter_grid_doubles_from_0_002():
+    assert HEAD_SWEEP_GRID[0] == 0.002
+    assert all(b / a == pytest.approx(2) for a, b in zip(HEAD_SWEEP_GRID, HEAD_SWEEP_GRID[1:]))
+    assert all(tuple(r) == HEAD_SWEEP_GRID[:len(r)] for r in HEAD_SWEEP_RATES.values())
 
 
 # ---------------------------------------------------------------------------
@@ -185,15 +227,70 @@ def test_sweep_figure_draws_the_seed_mean_band_and_every_point():
     assert not missing
 
 
-def test_training_history_figure_has_four_panels_and_log_gradients():
+def test_training_history_figure_has_six_panels_and_draws_gradients_as_they_are():
     _, _, history = train_with_history(1, 0, SMALL, record_every=5)
     fig = plot_training_history({"헤드 1개": history, "다시": history})
-    assert len(fig.axes) == 4
-    assert [ax.get_yscale() for ax in fig.axes] == ["linear", "linear", "log", "log"]
-    np.testing.assert_allclose(fig.axes[1].get_lines()[0].get_ydata(), history.saturated)
-    assert "헤드 1개" in get_alt(fig)
+    assert len(fig.axes) == 6
+    assert [ax.get_yscale() for ax in fig.axes] == ["linear"] * 4 + ["log", "log"]
+    np.testing.assert_allclose(fig.axes[0].get_lines()[0].get_ydata(), history.train_accuracy)
+    np.testing.assert_allclose(fig.axes[2].get_lines()[0].get_ydata(), [max(p) for p in history.previous_share])
+    np.testing.assert_allclose(fig.axes[3].get_lines()[0].get_ydata(), history.saturated)
+    np.testing.assert_allclose(fig.axes[4].get_lines()[0].get_ydata(), history.grad_norm)  # 바닥값 없이 그대로
+    assert "헤드 1개" in get_alt(fig) and "뺀 값" not in get_alt(fig)
+    render_without_warnings(fig)
+    # 아주 작은 값은 그대로, 0은 로그 눈금에 그릴 수 없으니 빼고 대체 텍스트에 적음
+    tiny = dataclasses.replace(history, grad_norm=(1.6e-9, 0.0) + history.grad_norm[2:])
+    fig = plot_training_history({"작은 기울기": tiny})
+    drawn = fig.axes[4].get_lines()[0].get_ydata()
+    assert drawn[0] == pytest.approx(1.6e-9) and np.isnan(drawn[1])
+    assert "0 이하라 로그 눈금에서 뺀 값 1개" in get_alt(fig) and "1.6e-09" in get_alt(fig)
     render_without_warnings(fig)
     matplotlib.pyplot.close("all")
+
+
+SUCCESS = [
+    {"설정": f"헤드 {h}개", "학습률": lr, "성공 비율": k / 10, "구간 아래": wilson_interval(k, 10)[0],
+     "구간 위": wilson_interval(k, 10)[1]}
+    for h, ks in {1: [4, 10, 8, 3, 0], 2: [10, 10, 9, 10, 8, 0]}.items()
+    for lr, k in zip(HEAD_SWEEP_GRID, ks)
+] + [{"설정": "헤드 1개 · 900스텝", "학습률": lr, "성공 비율": k / 10, "구간 아래": wilson_interval(k, 10)[0],
+      "구간 위": wilson_interval(k, 10)[1]} for lr, k in [(0.002, 10), (0.032, 0)]]
+
+
+def test_success_figure_draws_a_line_and_band_per_head_count_and_never_joins_rates_that_were_not_run():
+    half = {"헤드 1개": half_success_rate(HEAD_SWEEP_GRID[:5], [0.4, 1.0, 0.8, 0.3, 0.0]), "헤드 2개": 0.041}
+    fig = plot_success_rates(SUCCESS, grid=HEAD_SWEEP_GRID, half_rates=half, title="성공 비율")
+    ax = fig.axes[0]
+    by_gid = {a.get_gid(): a for a in fig.findobj() if a.get_gid()}
+    np.testing.assert_allclose(by_gid["rate-헤드 1개-0"].get_xdata(), HEAD_SWEEP_GRID[:5])
+    np.testing.assert_allclose(by_gid["rate-헤드 1개-0"].get_ydata(), [0.4, 1.0, 0.8, 0.3, 0.0])
+    np.testing.assert_allclose(by_gid["rate-헤드 2개-0"].get_xdata(), HEAD_SWEEP_GRID)
+    assert "band-헤드 2개-0" in by_gid and "band-헤드 2개-1" not in by_gid
+    # 스텝 세 배는 이웃하지 않은 두 학습률: 선 두 조각(점 하나씩), 둘을 잇는 선은 없음
+    long = [by_gid[f"rate-헤드 1개 · 900스텝-{k}"] for k in range(2)]
+    assert [len(line.get_xdata()) for line in long] == [1, 1] and "rate-헤드 1개 · 900스텝-2" not in by_gid
+    assert by_gid["half-헤드 1개"].get_ydata()[0] == 0.5
+    assert by_gid["half-헤드 1개"].get_xdata()[0] == pytest.approx(0.008 * 2 ** 0.6)
+    assert ax.get_xscale() == "log" and by_gid["half-line"].get_ydata()[0] == 0.5
+    assert [t.get_text() for t in ax.get_xticklabels()] == [f"{r:g}" for r in HEAD_SWEEP_GRID]  # 돌린 학습률 모두
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["헤드 1개", "헤드 2개", "헤드 1개 · 900스텝"]
+    alt = get_alt(fig)
+    assert "헤드 1개: 최고 1.0(학습률 0.004~0.004), 0.5 지점 약 0.012" in alt and len(alt) < 300, alt
+    render_without_warnings(fig)
+    font = FT2Font(str(korean_font_path()))
+    missing = sorted({ch for t in all_texts(fig) for ch in HANGUL.findall(t) if font.get_char_index(ord(ch)) == 0})
+    assert not missing
+    matplotlib.pyplot.close("all")
+
+
+@pytest.mark.parametrize(
+    "rows, exc, part",
+    [([], TypeError, "rows"), ([{"설정": "a", "학습률": 0.01}], ValueError, "성공 비율"),
+     ([{**SUCCESS[0], "구간 아래": 0.9}], ValueError, "구간 아래")],
+)
+def test_success_figure_rejects_bad_rows(rows, exc, part):
+    raises_korean(exc, lambda: plot_success_rates(rows), part)
 
 
 @pytest.mark.parametrize(

@@ -201,13 +201,14 @@ def test_single_head_chapter_trains_nothing():
 def test_training_chapter_runs_the_sweep_and_guards_its_conclusions():
     cells = load(TRAINING)["cells"]
     code = "\n".join(source(c) for c in cells if c["cell_type"] == "code")
-    assert "run_sweep(jobs, cfg)" in code and "plot_sweep(" in code and "plot_training_history(" in code
-    assert "LEARNING_RATES = [0.002, 0.005, 0.01, 0.02, 0.03]" in code and "HEAD_COUNTS = [1, 2, 4]" in code
+    assert "run_seed_batches(jobs, cfg)" in code and "plot_success_rates(" in code and "plot_training_history(" in code
+    assert "HEAD_SWEEP_RATES.items()" in code and "SEEDS = list(range(10))" in code and "success_rows(" in code
+    assert all(f"sweep({h})" in code for h in (1, 2, 4)), "스윕은 헤드 수마다 한 셀 (셀 하나의 실행 시간 제한)"
     assert "LONG = 3 * cfg.steps" in code and "time.perf_counter()" in code
-    assert "continue_training(" in code and "query_scale=scale" in code
-    guard = next(c for c in cells if "assert four_ok == LEARNING_RATES" in source(c))
+    assert "continue_seed_batches(" in code and "query_scales=(1.0, 0.01)" in code
+    guard = next(c for c in cells if "# claim: sweep-range" in source(c) and "✓" in source(c))
     assert not guard["metadata"].get("tags"), "정리를 지키는 검사 셀은 숨기지 않습니다(✓ 줄이 보여야 함)"
-    assert "✓" in source(guard) and "assert one_stuck == [0.02, 0.03]" in source(guard)
+    assert "# claim: half-order" in source(guard) and "assert half_pos[2] - half_pos[1] > 1" in source(guard)
     markdown = "\n".join(source(c) for c in cells if c["cell_type"] == "markdown")
     assert "{cite:p}`liu2021multihead`" in markdown and "{cite:p}`michel2019sixteen`" in markdown
 

@@ -1,4 +1,4 @@
-"""작은 학습 실험: 헤드 수 비교 과제(toy)와 학습(training), 스윕(sweep), 시퀀스 뒤집기 인코더-디코더(seq2seq),
+"""작은 학습 실험: 헤드 수 비교 과제(toy)와 학습(training), 시드 묶음 학습(seed_batch), 스윕(sweep)과 성공 비율(success), 시퀀스 뒤집기 인코더-디코더(seq2seq),
 스케일링 측정(scaling),
 KV 캐시 디코딩(decoding)과 어텐션 메모리(memory). 숫자만 돌려주고 그림은 viz가 그립니다. 핵심 모듈만 import합니다.
 """
@@ -24,12 +24,27 @@ from .training import (
     head_experiment,
     compare_heads,
 )
+from .seed_batch import (
+    SeedBatchResult,
+    train_seed_batch,
+)
 from .sweep import (
     SweepJob,
     SweepRun,
     sweep_jobs,
     run_sweep,
+    run_seed_batches,
+    continue_seed_batches,
     sweep_records,
+)
+from .success import (
+    SUCCESS_ACCURACY,
+    HEAD_SWEEP_GRID,
+    HEAD_SWEEP_RATES,
+    wilson_interval,
+    success_rows,
+    half_success_position,
+    half_success_rate,
 )
 from .seq2seq import (
     Seq2SeqConfig,
@@ -90,6 +105,17 @@ __all__ = [
     "sweep_jobs",
     "run_sweep",
     "sweep_records",
+    "SeedBatchResult",
+    "train_seed_batch",
+    "run_seed_batches",
+    "continue_seed_batches",
+    "SUCCESS_ACCURACY",
+    "HEAD_SWEEP_GRID",
+    "HEAD_SWEEP_RATES",
+    "wilson_interval",
+    "success_rows",
+    "half_success_position",
+    "half_success_rate",
     "Seq2SeqConfig",
     "ReversalBatch",
     "Seq2SeqModel",

@@ -116,7 +116,7 @@ class HeadToyModel(nn.Module):
             - tokens: ``(B, L)``
             - 반환: ``(logits (B, L, V), weights (B, H, L, L))``
         """
-        _check_tokens(tokens, self.config)
+        check_tokens(tokens, self.config)
         L = tokens.shape[1]
         positions = torch.arange(L, device=tokens.device)  # (L,)
         x = self.tok_emb(tokens) + self.pos_emb(positions)  # (B, L, E) + (L, E) -> (B, L, E)
@@ -125,7 +125,12 @@ class HeadToyModel(nn.Module):
         return logits, attn_weights
 
 
-def _check_tokens(tokens: object, config: ToyConfig) -> None:
+def check_tokens(tokens: object, config: ToyConfig) -> None:
+    """모델 입력 검사: 정수 텐서, ``(B, L)`` 모양, ``1 <= L <= seq_len``, 값은 ``0 <= 토큰 < vocab_size``.
+
+    Shape:
+        - tokens: ``(B, L)``
+    """
     if not isinstance(tokens, Tensor) or tokens.dtype not in (torch.int64, torch.int32):
         raise TypeError(f"tokens는 정수(long) 텐서여야 하는데 {describe(tokens)}이(가) 들어왔습니다.")
     if tokens.dim() != 2 or not 1 <= tokens.shape[1] <= config.seq_len:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -39,6 +40,7 @@ class TrainingHistory:
         saturated: 채점 위치(t >= 2) 행 가운데 최댓값이 0.99 이상인 행의 비율 (모든 헤드).
         grad_norm: 어텐션 점수를 만드는 ``W_q``, ``W_k`` 가중치에 닿은 기울기의 노름.
         update_per_lr: 그 스텝에 AdamW가 ``W_q``, ``W_k``를 실제로 움직인 크기를 학습률로 나눈 값.
+        train_accuracy: 그 스텝 학습 배치의 채점 위치에서 잰 정확도 (파라미터를 고치기 전의 예측).
 
     Shape:
         - 각 필드: 길이 ``N`` (기록 횟수). ``first_share[i]``, ``previous_share[i]``는 길이 ``H``.
@@ -51,6 +53,7 @@ class TrainingHistory:
     saturated: tuple[float, ...]
     grad_norm: tuple[float, ...]
     update_per_lr: tuple[float, ...]
+    train_accuracy: tuple[float, ...]
 
 
 def _check_train_args(num_heads: int, seed: int, config: ToyConfig | None) -> ToyConfig:
@@ -164,10 +167,12 @@ def _train(
             moved = torch.cat([(w.detach() - b).flatten() for w, b in zip(score_weights, before)])  # 2 x (E, E) -> (2*E*E,)
             shares = head_relation_shares(weights.detach())  # (B, H, L, L) -> (H, 2)
             scored = weights.detach()[:, :, 2:]  # (B, H, L, L) -> (B, H, L-2, L): 채점 위치의 행
+            hit = (logits.detach().argmax(dim=-1) == targets)[targets != IGNORE_INDEX]  # (B, L) -> (B*(L-2),)
             rows.append((step, loss.item(), tuple(shares[:, 0].tolist()), tuple(shares[:, 1].tolist()),
-                         saturation(scored, threshold=0.99).item(), grad, moved.norm().item() / config.lr))
+                         saturation(scored, threshold=0.99).item(), grad, moved.norm().item() / config.lr,
+                         hit.float().mean().item()))
     history = TrainingHistory(*(tuple(column) for column in zip(*rows))) if rows else TrainingHistory(
-        (), (), (), (), (), (), ())
+        *([()] * len(dataclasses.fields(TrainingHistory))))
     model.eval()
     with torch.no_grad():
         return model, evaluate_head_model(model, config), history

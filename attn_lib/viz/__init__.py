@@ -62,6 +62,7 @@ from .particles import (
     particle_for,
     final_sound,
 )
+from .success_plots import plot_success_rates
 from .sweep_plots import (
     plot_sweep,
     plot_training_history,
@@ -107,6 +108,7 @@ __all__ = [
     "plot_head_accuracy",
     "CEILING_LABELS",
     "MASK_COLORS",
+    "plot_success_rates",
     "plot_sweep",
     "plot_attention_cost",
     "with_particle",

@@ -4,8 +4,9 @@
 
 - ``plot_sweep``: ``sweep_records``의 행들로 학습률(로그 눈금)에 따른 정확도를 그립니다. 설정(헤드 수,
   스텝 수)마다 선 하나, 선은 시드들의 평균, 띠는 시드들의 최솟값~최댓값, 점은 시드 하나하나입니다.
-- ``plot_training_history``: ``TrainingHistory`` 여러 개를 네 칸(첫 토큰 몫, 포화된 행의 비율, 기울기 노름,
-  AdamW가 움직인 크기)에 나란히 그립니다.
+- ``plot_training_history``: ``TrainingHistory`` 여러 개를 여섯 칸(학습 배치 정확도, 첫 토큰 몫, 이전 토큰 몫,
+  포화된 행의 비율, 기울기 노름, AdamW가 움직인 크기)에 나란히 그립니다.
+- 성공 비율 그림(``plot_success_rates``)은 ``success_plots``에 있습니다.
 
 seaborn의 ``set_theme``은 글꼴을 되돌리므로 부르지 않습니다. 글꼴은 ``figures``가 import될 때 한 번
 설정되고, 여기서는 축 하나하나에 seaborn 함수만 씁니다.
@@ -124,11 +125,14 @@ def plot_sweep(
 
 @reflowable
 def plot_training_history(histories: Mapping[str, object], *, title: str | None = None) -> Figure:
-    """학습 중 기록 여러 개를 네 칸에 나란히: 첫 토큰 몫(헤드 가운데 가장 큰 값), 포화된 행의 비율,
-    ``W_q``/``W_k``에 닿은 기울기의 노름(로그), AdamW가 움직인 크기 ``|Δθ|/lr``(로그).
+    """학습 중 기록 여러 개를 여섯 칸에 나란히: 학습 배치 정확도, 첫 토큰 몫과 이전 토큰 몫(각각 헤드 가운데
+    가장 큰 값), 포화된 행의 비율, ``W_q``/``W_k``에 닿은 기울기의 노름(로그), AdamW가 움직인 크기 ``|Δθ|/lr``(로그).
+
+    로그 눈금 칸은 값을 그대로 그립니다 (바닥값으로 올리지 않음). 0 이하의 값은 로그 눈금에 그릴 수 없어 빼고,
+    뺀 개수를 대체 텍스트에 적습니다.
 
     Args:
-        histories: 이름 -> ``TrainingHistory`` (``train_with_history``나 ``SweepRun.history``).
+        histories: 이름 -> ``TrainingHistory`` (``train_with_history``, ``SweepRun.history`` 등).
         title: 그림 전체의 제목.
 
     Returns:
@@ -139,44 +143,59 @@ def plot_training_history(histories: Mapping[str, object], *, title: str | None 
     """
     if not isinstance(histories, Mapping) or not histories:
         raise ValueError(f"histories는 비어 있지 않은 사전(이름 -> TrainingHistory)이어야 하는데 {describe(histories)}이(가) 들어왔습니다.")
-    fields = ("step", "first_share", "saturated", "grad_norm", "update_per_lr")
+    fields = ("step", "train_accuracy", "first_share", "previous_share", "saturated", "grad_norm", "update_per_lr")
     for name, h in histories.items():  # TrainingHistory(실험 쪽 자료형)를 import하지 않고 필드로 확인
         if not all(hasattr(h, f) for f in fields) or not h.step:
             raise TypeError(f"histories[{name!r}]는 기록이 있는 TrainingHistory여야 하는데 {describe(h)}이(가) 들어왔습니다.")
     panels = [
+        ("학습 배치 정확도", lambda h: list(h.train_accuracy), False),
         ("첫 토큰 몫 (가장 큰 헤드)", lambda h: [max(s) for s in h.first_share], False),
+        ("이전 토큰 몫 (가장 큰 헤드)", lambda h: [max(s) for s in h.previous_share], False),
         ("포화된 행의 비율 (최댓값 ≥ 0.99)", lambda h: list(h.saturated), False),
         ("W_q, W_k에 닿은 기울기 노름", lambda h: list(h.grad_norm), True),
         ("AdamW가 움직인 크기 |Δθ| / lr", lambda h: list(h.update_per_lr), True),
     ]
-    # 휴대폰용 그림은 패널 넷을 한 열로 (phone_layout)
-    shape, size = ((4, 1), (PHONE_FIGURE_WIDTH_IN, 9.4)) if in_phone_layout() else ((2, 2), (6.5, 5.4))
+    # 휴대폰용 그림은 패널 여섯을 한 열로 (phone_layout)
+    shape, size = ((6, 1), (PHONE_FIGURE_WIDTH_IN, 13.0)) if in_phone_layout() else ((3, 2), (6.5, 7.4))
     fig, axes = plt.subplots(*shape, figsize=size, layout="constrained", sharex=True, squeeze=False)
     plt.close(fig)
+    dropped = 0
     for ax, (label, pick, log) in zip(axes.flat, panels):
+        shown = []
         for i, (name, h) in enumerate(histories.items()):
             values = np.asarray(pick(h), dtype=float)
             if log:
-                values = np.maximum(values, 1e-8)  # 0은 로그 눈금에 그릴 수 없어 바닥값으로
-            sns.lineplot(x=list(h.step), y=values, ax=ax, color=PALETTE[i % len(PALETTE)], label=name, linewidth=1.5)
+                dropped += int((values <= 0).sum())
+                values = np.where(values > 0, values, np.nan)  # 로그 눈금에 그릴 수 없는 0은 빼고 그림
+            shown.append(values)
+            if log:  # matplotlib은 NaN에서 선을 끊음 (seaborn은 NaN을 빼고 양옆을 이어 버림)
+                ax.plot(list(h.step), values, color=PALETTE[i % len(PALETTE)], label=name, linewidth=1.5)
+            else:
+                sns.lineplot(x=list(h.step), y=values, ax=ax, color=PALETTE[i % len(PALETTE)], label=name, linewidth=1.5)
         ax.set_title(label, fontsize=TEXT_PT["panel_title"])
         ax.set_yscale("log" if log else "linear")
         if log:
-            plain_log_ticks(ax.yaxis, 10, np.concatenate([np.maximum(np.asarray(pick(h), float), 1e-8) for h in histories.values()]))
+            plain_log_ticks(ax.yaxis, 10, np.concatenate(shown))
         else:
             ax.set_ylim(-0.03, 1.03)
-        ax.get_legend().remove()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
     for ax in axes[-1]:
         ax.set_xlabel("학습 스텝")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(2, len(labels)), fontsize=TEXT_PT["legend"])
+    ncols = 1 if in_phone_layout() else min(2, len(labels))  # 휴대폰: 긴 이름이 그림 너비를 넘지 않게 한 줄에 하나
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=TEXT_PT["legend"])
     if title:
         fig.suptitle(title)
     parts = []
     for name, h in histories.items():
-        grad = np.asarray(h.grad_norm)
-        parts.append(f"{name}: 마지막 포화 비율 {h.saturated[-1]:.2f}, 기울기 노름 최대 {grad.max():.2g} 마지막 {grad[-1]:.2g}")
-    set_alt(fig, "학습 중 첫 토큰 몫, 포화된 행의 비율, 기울기 노름, AdamW 이동 크기: " + "; ".join(parts) + ".")
+        grad = np.asarray(h.grad_norm, dtype=float)
+        smallest = grad[grad > 0].min() if (grad > 0).any() else float("nan")
+        parts.append(f"{name}: 정확도 {h.train_accuracy[-1]:.2f}, 몫(첫/이전) {max(h.first_share[-1]):.2f}/"
+                     f"{max(h.previous_share[-1]):.2f}, 포화 {h.saturated[-1]:.2f}, 기울기 최대 {grad.max():.2g} "
+                     f"최소 {smallest:.2g} 끝 {grad[-1]:.2g}")
+    note = f" 0 이하라 로그 눈금에서 뺀 값 {dropped}개." if dropped else ""
+    set_alt(fig, "학습 중 기록, 마지막 값: " + "; ".join(parts) + "." + note)
     return fig
 
 
