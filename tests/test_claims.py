@@ -7,6 +7,9 @@
   (그 셀이 이 페이지의 숫자로 문장을 확인함). ``torch.testing.assert_close(...)``처럼 ``assert_``로 시작하는 호출도
   assert로 셉니다. ``.md`` 페이지(부록)는 ``<!-- claim: 03_masks/<id> -->``처럼
   노트북 이름을 붙여 다른 장의 확인 셀을 가리킵니다.
+- ``<!-- claim: test:tests/test_x.py::test_name -->``: 문장이 책의 계산이 아니라 저장소의 동작(채점기, 빌드)을
+  말할 때, 그것을 확인하는 테스트 함수를 가리킵니다. 그 파일에 그 이름의 테스트 함수가 있고 몸에 assert가 있어야
+  합니다 (``make test``가 그 테스트를 돌리므로 문장이 틀리면 빌드가 아니라 테스트가 실패합니다).
 - ``<!-- claim: range -->``: 문장이 스스로 잰 범위를 적습니다 (예: "학습률 0.003~0.03, 시드 0~2에서"). 문장에
   숫자가 하나 이상 있어야 합니다.
 
@@ -20,6 +23,7 @@ MyST는 이 주석을 페이지에 보이지 않게 그대로 옮기고(HTML 주
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 import re
@@ -57,10 +61,7 @@ ASSERTS = re.compile(r"^\s*assert\b|\bassert_\w+\(", re.M)
 
 #: 아직 이 규칙으로 고치지 않은 페이지와 그 까닭. 고치고 나면 지우세요 (고친 페이지가 여기 남으면 실패합니다).
 NOT_YET_CHECKED: dict[str, str] = {
-    "intro": "첫 페이지: 이슈 25의 범위(1~4, 6, 7장과 용어집·치트시트) 밖이라 아직 고치지 않음",
-    "chapters/05_training_heads": "이슈 24에서 다른 세션이 이 표시로 다시 쓰는 중: 합친 뒤 이 줄을 지우세요",
-    "chapters/08_practice": "실습 장: 이슈 25의 범위 밖이라 아직 고치지 않음",
-    "chapters/appendix/instructors": "강사용 안내: 이슈 25의 범위 밖이라 아직 고치지 않음",
+    "chapters/05_training_heads": "이슈 24의 독립 검토가 이 표시로 다시 쓰는 중: 합친 뒤 이 줄을 지우세요",
 }
 
 # 본문에서 문장으로 보지 않는 것: 코드 셀의 입력, 코드와 출력 텍스트, 표, 그림, 수식 SVG, 위젯, 스크립트
@@ -165,10 +166,27 @@ def _notebook(stem: str) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def _test_function(ref: str) -> str | None:
+    """``tests/test_x.py::test_name``이 assert가 든 테스트 함수인지. 문제가 없으면 ``None``."""
+    path, sep, name = ref.partition("::")
+    file = ROOT / path
+    if not sep or not path.startswith("tests/") or not file.is_file():
+        return f"'test:{ref}': 'tests/<파일>.py::<테스트 이름>' 꼴이어야 하고 파일이 있어야 합니다"
+    tree = ast.parse(file.read_text(encoding="utf-8"))
+    funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name]
+    if not funcs or not name.startswith("test"):
+        return f"'test:{ref}': {path} 에 테스트 함수 {name} 이 없습니다"
+    if not ASSERTS.search(ast.get_source_segment(file.read_text(encoding="utf-8"), funcs[0]) or ""):
+        return f"'test:{ref}': 테스트 함수 {name} 에 assert가 없습니다"
+    return None
+
+
 def resolve(claim_id: str, docname: str) -> str | None:
     """근거 표시 하나를 확인합니다. 문제가 없으면 ``None``, 있으면 한국어로 까닭."""
     if claim_id == RANGE:
         return None
+    if claim_id.startswith("test:"):
+        return _test_function(claim_id.removeprefix("test:"))
     stem, _, name = claim_id.rpartition("/")
     if not stem:
         if not docname.startswith("chapters/") or "/" in docname.removeprefix("chapters/"):
@@ -241,6 +259,23 @@ def test_the_checker_flags_what_it_should(monkeypatch: pytest.MonkeyPatch) -> No
     assert "근거 없는 모든 문장" in problems[0] and "모든" in problems[0]
     assert "assert가 없습니다" in problems[1] and "셀이 없습니다" in problems[2] and "숫자" in problems[3]
     assert unbacked_claims("chapters/appendix/glossary", [Sentence("정의의 모든 것.", ["backed"])])
+
+
+def test_the_checker_resolves_test_marks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_fake.py").write_text(
+        "def test_backed():\n    assert 1 + 1 == 2\n\n\ndef test_hollow():\n    print('모든')\n", encoding="utf-8")
+    (tmp_path / "lib.py").write_text("def test_backed():\n    assert True\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    sentences = [
+        Sentence("채점기는 모든 점수를 자릅니다.", ["test:tests/test_fake.py::test_backed"]),
+        Sentence("없는 테스트를 가리키는 모든 문장.", ["test:tests/test_fake.py::test_missing"]),
+        Sentence("테스트 밖 파일을 가리키는 모든 문장.", ["test:lib.py::test_backed"]),
+        Sentence("assert 없는 테스트를 가리키는 모든 문장.", ["test:tests/test_fake.py::test_hollow"]),
+    ]
+    problems = unbacked_claims("chapters/appendix/instructors", sentences)
+    assert len(problems) == 3, problems
+    assert "test_missing 이 없습니다" in problems[0] and "꼴이어야" in problems[1] and "assert가 없습니다" in problems[2]
 
 
 def test_every_claim_word_is_recognised() -> None:
