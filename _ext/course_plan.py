@@ -1,8 +1,8 @@
 """읽는 시간과 강의 계획 (reading time on every page, generated syllabus on the instructors page).
 
 - 모든 페이지의 첫 제목 바로 아래에 "읽는 시간 약 N분"을 넣습니다 (``<p class="reading-time">``). N 은
-  ``_ext/reading_time.py`` 의 어림을 그 페이지의 원본에 적용한 값입니다. 노트북은 myst-nb 가 실행해 쓴
-  ``_build/jupyter_execute/<문서>.ipynb`` (출력이 든 것: 그림과 표를 셈), .md 페이지는 원본 파일입니다.
+  ``_ext/reading_time.py`` 의 어림을 그 페이지의 원본에 적용한 값입니다. 노트북은 빌드가 실행한 것
+  (jupyter-cache ``_build/.jupyter_cache`` 의 출력을 합친 것: 그림, 표, 출력 문장을 셈), .md 페이지는 원본 파일입니다.
 - ``{syllabus}`` 지시문 (인자: ``times``, ``semester``, ``workshop``)이 장별 시간 표와 두 강의 계획을 그립니다
   (``_ext/syllabus.py``). 다른 페이지의 시간이 모두 정해진 뒤(doctree-resolved) 그리고, 이 지시문이 든 페이지는
   빌드마다 다시 읽어 다른 장이 바뀌어도 낡지 않습니다.
@@ -34,23 +34,23 @@ class syllabus_placeholder(nodes.General, nodes.Element):
     """doctree-resolved 에서 계획으로 바뀌는 자리."""
 
 
-def executed_source(app: Sphinx, docname: str) -> Path:
-    """어림에 쓰는 원본: 노트북이면 myst-nb 가 실행해 쓴 사본, 아니면 원본 파일."""
-    src = Path(app.env.doc2path(docname))
-    if src.suffix == ".ipynb":
-        return Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
-    return src
+def cache_dir(app: Sphinx) -> Path:
+    """myst-nb 와 같은 jupyter-cache 폴더 (설정이 비면 ``<outdir>/../.jupyter_cache``)."""
+    configured = getattr(app.env, "mystnb_config", None)
+    path = getattr(configured, "execution_cache_path", "") if configured is not None else ""
+    return Path(path) if path else Path(app.outdir).parent / ".jupyter_cache"
 
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
-    path = executed_source(app, docname)
-    if not path.is_file():
-        logger.warning("읽는 시간: 실행된 노트북 %s 이 없습니다 (reading time needs the executed notebook)", path,
-                       location=docname)
+    source = Path(env.doc2path(docname))
+    try:
+        est = reading_time.estimate_source(source, cache_dir(app))
+    except KeyError:
+        logger.warning("읽는 시간: jupyter-cache 에 %s 의 실행 기록이 없습니다 (reading time needs the executed "
+                       "notebook)", source, location=docname)
         return
-    est = reading_time.estimate_path(path)
     env.course_reading_times[docname] = est
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is None or not section.children or not isinstance(section[0], nodes.title):
@@ -188,8 +188,8 @@ def render_plan(app: Sphinx, fromdoc: str, plan: syllabus.Plan, kind: str) -> no
 
 
 def render_times(app: Sphinx, fromdoc: str, book: syllabus.Book) -> nodes.Node:
-    """장별 읽는 시간 표: 페이지, 핵심, 심화, 전체, 연습(연습 페이지의 그 장 절)."""
-    header = ["페이지", "핵심", "심화", "전체", "연습 페이지의 그 장 절"]
+    """장별 읽는 시간 표: 페이지, 핵심, 심화, 전체, 연습 문제(연습 페이지에서 그 장을 다루는 절의 시간)."""
+    header = ["페이지", "핵심", "심화", "전체", "연습 문제"]
     table = nodes.table(classes=["syllabus-times"])
     group = nodes.tgroup(cols=len(header))
     table += group
@@ -253,4 +253,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-outdated", on_get_outdated)
     app.connect("doctree-read", on_doctree_read)
     app.connect("doctree-resolved", on_doctree_resolved)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

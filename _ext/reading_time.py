@@ -21,8 +21,9 @@
 - **표**: 마크다운 표(머리 행 + ``|---|`` 구분 행) 하나, ``{list-table}``/``{csv-table}`` 하나, ``<table`` 이 든
   ``text/html`` 출력(DataFrame) 하나. 표의 칸 글은 본문 글자로도 셉니다. 한 출력이 그림이면서 표이면 그림으로만 셉니다.
 
-**핵심과 심화**: 제목(``##`` 이하 수준)에 '심화'가 들어 있으면(예: ``## 심화: μP와 QK-norm``) 그 절은 같은 수준이나
-더 높은 수준의 다음 제목이 나올 때까지 심화입니다. 심화 절 안의 글, 코드 셀, 출력은 모두 심화 시간으로 갑니다.
+**핵심과 심화**: 제목에 '심화'가 들어 있으면(예: ``## 심화: μP와 QK-norm``) 그 절은 같은 수준이나 더 높은 수준의
+다음 제목이 나올 때까지 심화입니다. 페이지의 ``#`` 제목에 '심화'가 있으면(목차의 하위 페이지로 나눈 심화) 페이지 전체가
+심화입니다. 심화 절 안의 글, 코드 셀, 출력은 모두 심화 시간으로 갑니다.
 나머지가 핵심입니다. 절(``##``)마다의 시간도 돌려줍니다 (강의 계획이 장을 절 단위로 나눌 때 씀).
 
 상수: 이슈의 공식(``RAW``: 400자/분, 코드 셀 1.5분, 그림·표 1분)을 이 책의 2~4장에 맞춘 값(``CALIBRATED``)을
@@ -164,11 +165,15 @@ class _Counter:
     def heading(self, level: int, title: str) -> None:
         if self.deep_level is not None and level <= self.deep_level:
             self.deep_level = None
-        if self.deep_level is None and level >= 2 and DEEP_WORD in title:
+        if self.deep_level is None and DEEP_WORD in title:
             self.deep_level = level
         deep = self.deep_level is not None
-        if level == 2 or (level > 2 and deep != self.sections[-1].deep):
-            self.sections.append(Section(title, deep))
+        current = self.sections[-1]
+        if level == 2 or deep != current.deep:
+            if current.tally == Tally() and not current.title and level != 2:
+                current.deep = deep  # 아직 빈 첫머리(예: 제목이 '심화'인 하위 페이지의 # 제목)
+            else:
+                self.sections.append(Section(title, deep))
 
     def markdown(self, text: str) -> None:
         lines = text.split("\n")
@@ -305,3 +310,24 @@ def estimate_path(path: Path) -> Estimate:
 
 def estimate_many(paths: Iterable[Path]) -> dict[str, Estimate]:
     return {str(p): estimate_path(p) for p in paths}
+
+
+def executed_notebook(source: Path, cache_dir: Path) -> dict[str, Any]:
+    """빌드가 실행한 노트북(출력 포함): jupyter-cache(``_build/.jupyter_cache``)에서 원본과 맞는 기록을 합칩니다.
+
+    myst-nb 가 ``_build/jupyter_execute`` 에 쓰는 사본은 캐시에서 꺼낸 경우 출력이 없으므로(myst-nb 1.4 는 캐시
+    클라이언트가 바꾼 노트북이 아니라 원래 노트북을 씀) 그것을 읽지 않습니다. 맞는 기록이 없으면 KeyError."""
+    import nbformat  # 지연 import: 순수 함수만 쓰는 곳은 필요 없음
+    from jupyter_cache import get_cache
+
+    nb = nbformat.read(str(source), as_version=4)
+    _, merged = get_cache(str(cache_dir)).merge_match_into_notebook(nb)
+    return json.loads(nbformat.writes(merged))
+
+
+def estimate_source(source: Path, cache_dir: Path | None) -> Estimate:
+    """페이지의 어림: 노트북이면 실행된 것(``cache_dir`` 의 jupyter-cache), .md 면 원본."""
+    source = Path(source)
+    if source.suffix == ".ipynb" and cache_dir is not None:
+        return estimate_notebook(executed_notebook(source, cache_dir))
+    return estimate_path(source)

@@ -338,20 +338,19 @@ def minutes_text(minutes: float) -> str:
     return f"{round_minutes(minutes)}분"
 
 
-def page_source(root: Path, docname: str, executed_dir: Path | None = None) -> Path:
-    """문서의 어림 원본: 노트북이면 ``executed_dir`` 의 실행된 사본(있으면), 아니면 원본 파일."""
+def page_source(root: Path, docname: str) -> Path:
+    """문서의 원본 파일 (.ipynb 또는 .md)."""
     for suffix in (".ipynb", ".md"):
         src = Path(root) / f"{docname}{suffix}"
         if src.is_file():
-            if suffix == ".ipynb" and executed_dir is not None:
-                return Path(executed_dir) / f"{docname}.ipynb"
             return src
     raise FileNotFoundError(f"{docname} 의 원본(.ipynb, .md)이 없습니다.")
 
 
-def book_from_files(root: Path, executed_dir: Path | None = None) -> Book:
-    """빌드 없이 파일에서 계획의 재료를 만듭니다 (테스트가 빌드의 계획과 맞춰 볼 때 씀)."""
-    from reading_time import estimate_path
+def book_from_files(root: Path, cache_dir: Path | None = None) -> Book:
+    """빌드 없이 파일에서 계획의 재료를 만듭니다 (테스트가 빌드의 계획과 맞춰 볼 때 씀). 노트북의 어림은
+    ``cache_dir`` (빌드의 jupyter-cache)에 실행 기록이 있으면 출력까지 세고, 없으면(``None``) 원본만 셉니다."""
+    from reading_time import estimate_source
 
     import yaml  # 지연 import: 빌드는 이미 PyYAML 을 씀
 
@@ -359,14 +358,14 @@ def book_from_files(root: Path, executed_dir: Path | None = None) -> Book:
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     pages = []
     for d in scheduled_docnames(toc):
-        src = page_source(root, d, executed_dir)
-        pages.append((d, page_title(page_source(root, d)), estimate_path(src)))
+        src = page_source(root, d)
+        pages.append((d, page_title(src), estimate_source(src, cache_dir)))
     label_home: dict[str, int] = {}
     for src in sorted((root / "chapters").glob("[0-9][0-9]_*.ipynb")):
         n = chapter_number(f"chapters/{src.stem}")
         for label in page_labels(src):
             label_home[label] = n
     practice, section_of = load_practice(root / f"{PRACTICE_DOC}.ipynb", label_home)
-    practice_est = estimate_path(page_source(root, PRACTICE_DOC, executed_dir))
+    practice_est = estimate_source(page_source(root, PRACTICE_DOC), cache_dir)
     questions = load_questions(root / "attn_lib" / "exercises" / "public_spec.json")
     return Book(pages, questions, practice, practice_est, section_of)

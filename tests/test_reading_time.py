@@ -1,7 +1,7 @@
 """읽는 시간 (이슈 26): 어림 함수(_ext/reading_time.py), 모든 페이지 맨 위의 "읽는 시간 약 N분", 장마다 핵심 ≤ 75분.
 
 - 단위 테스트는 작은 노트북과 마크다운으로 세는 규칙(보이는 코드 셀, 그림, 표, 블록 수식, 심화 절)을 확인합니다.
-- 사이트 테스트는 빌드된 페이지의 글이 그 페이지 원본(노트북은 ``_build/jupyter_execute`` 의 실행된 사본)에
+- 사이트 테스트는 빌드된 페이지의 글이 그 페이지 원본(노트북은 빌드가 실행한 것: ``_build/.jupyter_cache`` 의 출력을 합침)에
   함수를 적용한 값과 같은지, 상수가 2~4장의 어림(110, 130, 135분)과 ±15 % 안에서 맞는지, 장마다 핵심이 75분 이하인지
   봅니다. 아직 나누지 않은 장은 ``NOT_YET_SPLIT`` 에 이유와 함께 두고, 그 장이 이미 75분 안에 들면 짝 테스트가
   목록에서 지우라고 알립니다.
@@ -38,25 +38,19 @@ NOT_YET_SPLIT: dict[str, str] = {
 }
 
 
-def source_of(docname: str, executed_dir: Path) -> Path:
-    """페이지의 어림 원본: 노트북은 실행된 사본, .md 는 원본."""
-    md = ROOT / f"{docname}.md"
-    if md.is_file():
-        return md
-    assert (ROOT / f"{docname}.ipynb").is_file(), f"{docname} 의 원본이 없습니다"
-    executed = executed_dir / f"{docname}.ipynb"
-    assert executed.is_file(), f"실행된 노트북 {executed} 이 없습니다: `make book` 을 먼저 하세요"
-    return executed
+def source_of(docname: str) -> Path:
+    for suffix in (".md", ".ipynb"):
+        if (ROOT / f"{docname}{suffix}").is_file():
+            return ROOT / f"{docname}{suffix}"
+    raise AssertionError(f"{docname} 의 원본이 없습니다")
 
 
 @pytest.fixture(scope="module")
-def executed_dir(html_dir: Path) -> Path:
-    return html_dir.parent / "jupyter_execute"
-
-
-@pytest.fixture(scope="module")
-def estimates(executed_dir: Path) -> dict[str, rt.Estimate]:
-    return {d: rt.estimate_path(source_of(d, executed_dir)) for d in DOCNAMES}
+def estimates(html_dir: Path) -> dict[str, rt.Estimate]:
+    """페이지마다의 어림: 노트북은 빌드가 실행한 것(_build/.jupyter_cache 의 출력), .md 는 원본."""
+    cache = html_dir.parent / ".jupyter_cache"
+    assert cache.is_dir(), f"빌드의 jupyter-cache {cache} 가 없습니다: `make book` 을 먼저 하세요"
+    return {d: rt.estimate_source(source_of(d), cache) for d in DOCNAMES}
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,6 +128,11 @@ def test_a_deep_subsection_ends_at_the_next_heading_of_its_level():
         ("", False), ("절", False), ("심화: 유도", True), ("예제", False), ("다음", False)]
 
 
+def test_a_page_titled_deep_is_deep_throughout():
+    est = rt.estimate_markdown("(sec-x)=\n# 심화: 스케일링의 유도\n\n글\n\n## 절\n\n더 많은 글\n")
+    assert all(s.deep for s in est.sections) and est.core_minutes == 0, est.sections
+
+
 def test_formula_constants():
     t = rt.Tally(chars=900, code_cells=2, figures=1, tables=1, equations=3)
     assert t.minutes(rt.RAW) == pytest.approx(900 / 400 + 3 + 2)
@@ -171,8 +170,10 @@ def test_every_page_shows_its_reading_time(html_dir: Path, estimates, docname: s
     badge = badges[0]
     assert badge.get_text(strip=True) == rt.badge_text(estimates[docname])
     assert re.fullmatch(r"읽는 시간 약 \d+분( \(핵심 \d+분 \+ 심화 \d+분\))?", badge.get_text(strip=True))
-    h1 = soup.select_one("article h1, main h1")
-    assert h1 is not None and badge.find_previous_sibling() is h1, f"{docname}: 읽는 시간이 첫 제목 바로 아래가 아닙니다"
+    prev = badge.find_previous_sibling()
+    first_section = soup.select_one("article section, main section")
+    assert prev is not None and prev.name == "h1" and badge.parent is first_section, (
+        f"{docname}: 읽는 시간이 본문 첫 절의 제목 바로 아래가 아닙니다")
 
 
 @pytest.mark.parametrize("docname", [d for d in CHAPTERS if d not in NOT_YET_SPLIT])

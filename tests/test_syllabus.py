@@ -2,7 +2,7 @@
 
 - 단위 테스트: 나누기(_partition, _apportion)와 두 계획의 규칙을 작은 책으로.
 - 사이트 테스트: 빌드된 ``chapters/appendix/instructors.html`` 의 장별 시간 표와 두 계획을, 같은 함수를 파일
-  (노트북은 ``_build/jupyter_execute`` 의 실행된 사본)에 적용해 다시 만든 계획과 맞춰 봅니다. 목차의 장이 모두
+  (노트북은 빌드가 실행한 것: ``_build/.jupyter_cache`` 의 출력을 합침)에 적용해 다시 만든 계획과 맞춰 봅니다. 목차의 장이 모두
   나오는지, 회마다의 분이 어림 함수의 값인지, 채점 문제의 이름이 과제 명세에 있고 계획마다 한 번씩 나오는지,
   연습 문제 링크가 연습 페이지의 문제를 가리키는지, 페이지에 적힌 공식이 코드의 상수와 같은지.
 """
@@ -126,7 +126,7 @@ def test_practice_sections_map_to_their_chapters():
 
 @pytest.fixture(scope="module")
 def book(html_dir: Path) -> S.Book:
-    return S.book_from_files(ROOT, html_dir.parent / "jupyter_execute")
+    return S.book_from_files(ROOT, html_dir.parent / ".jupyter_cache")
 
 
 @pytest.fixture(scope="module")
