@@ -475,7 +475,7 @@ PENDING_CHAPTER_EDITS: dict[tuple[str, str], str] = {
     ("chapters/02_multi_head.ipynb", "손실"): "정의 자리 없음: 셀 18 '학습이 줄이려는 값인 손실이' -> '**손실**(loss)이'",
     ("chapters/02_multi_head.ipynb", "극성"): "셀 65 '이 책과 극성이 같으므로' -> '극성(polarity)'",
     ("chapters/02_multi_head.ipynb", "빠른 경로"): "셀 71 '빠른 경로(fastpath)' -> '빠른 경로(fast path)'",
-    ("chapters/02_multi_head.ipynb", "fastpath"): "셀 71·73의 '(fastpath)' 두 곳 -> '(fast path)' (영어 표기도 하나로)",
+    ("chapters/02_multi_head.ipynb", "fastpath"): "셀 71 '빠른 경로(fastpath)' -> '빠른 경로(fast path)' (영어 표기도 하나로)",
     ("chapters/02_multi_head.ipynb", "역전파"): "셀 75 '학습할 때 역전파를 위해' -> '**역전파**(backpropagation)' (정의 자리)",
     ("chapters/02_multi_head.ipynb", "융합 커널"): "셀 75 'PyTorch의 융합 커널에서는' -> '융합 커널(fused kernel, {ref}`sec-kv-cache-gqa`)' (정의는 7장)",
     ("chapters/03_masks.ipynb", "손실"): "정의가 2장에 생기면 풀림 (첫 사용 '손실(loss)'은 이미 있음)",
