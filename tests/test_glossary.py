@@ -472,20 +472,8 @@ def test_glossary_table_is_complete(terms):
 # 정의 자리('**용어**(English)')를 넣는 일은 장 노트북을 고치는 일이라, 그 장들을 다른 이슈가 고치는 동안에는 미룹니다.
 # 아래 (페이지, 용어)의 첫 사용 규칙·용어 순서 오류만 잠시 봐줍니다. 고치면 짝 테스트가 목록에서 지우라고 알립니다.
 PENDING_CHAPTER_EDITS: dict[tuple[str, str], str] = {
-    ("chapters/02_multi_head.ipynb", "융합 커널"): "정의 자리가 7장에 생기면 풀림 (첫 사용은 7장 링크와 함께 적음)",
-    ("chapters/08_practice.ipynb", "노름"): "정의 자리가 4장에 생기면 풀림",
-    ("chapters/04_scaling.ipynb", "손실"): "셀 15 '손실 $\\mathcal{L}$이' -> '손실(loss) ...'",
-    ("chapters/04_scaling.ipynb", "역전파"): "셀 15 '역전파에서 드러납니다' -> '역전파(backpropagation)에서'",
-    ("chapters/04_scaling.ipynb", "노름"): "셀 15 '프로베니우스 노름' -> '프로베니우스 **노름**(norm)' (정의 자리)",
     ("chapters/05_training_heads.ipynb", "손실"): "셀 13 '손실은 시드마다의' -> '손실(loss)은'",
     ("chapters/05_training_heads.ipynb", "노름"): "셀 31 '기울기의 노름' -> '노름(norm)'",
-    ("chapters/06_cross_attention.ipynb", "손실"): "셀 6 '그 행은 손실에서 빠집니다' -> '손실(loss)에서'",
-    ("chapters/06_cross_attention.ipynb", "극성"): "셀 52 'bool 마스크의 극성이' -> '극성(polarity)이'",
-    ("chapters/07_kv_cache_gqa.ipynb", "융합 커널"): "셀 0 '셋째인 융합 커널은' -> '**융합 커널**(fused kernel)은' (정의 자리)",
-    ("chapters/07_kv_cache_gqa.ipynb", "역전파"): "셀 44 '역전파를 위해' -> '역전파(backpropagation)를'",
-    ("chapters/appendix/cheatsheet.md", "융합 커널"): "정의 자리가 7장에 생기면 풀림",
-    ("chapters/appendix/instructors.md", "노름"): "정의 자리가 4장에 생기면 풀림",
-    ("intro.md", "융합 커널"): "정의 자리가 7장에 생기면 풀림 (같은 줄에 7장 링크가 있음)",
 }
 _ERROR_KEY_RE = re.compile(r"^(\S+) [^:]*: '([^']+)'")
 
