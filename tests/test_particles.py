@@ -87,7 +87,6 @@ NUMBER_PARTICLE = re.compile(
 )
 #: 아직 조사 함수로 고치지 않은 페이지와 그 까닭. 고치면 지우세요 (고친 페이지가 여기 남으면 실패합니다).
 NOT_YET_ROUTED: dict[str, str] = {
-    "chapters/05_training_heads": "이슈 24에서 다른 세션이 다시 쓰는 중 ('0.093는'): 합친 뒤 이 줄을 지우세요",
 }
 _SKIP = ("div.cell_input", "pre", "div.highlight", "script", "style", "svg", "nav", ".headerlink")
 
