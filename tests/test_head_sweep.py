@@ -276,7 +276,7 @@ def test_success_figure_draws_a_line_and_band_per_head_count_and_never_joins_rat
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["헤드 1개", "헤드 2개", "헤드 1개 · 900스텝"]
     alt = get_alt(fig)
-    assert "헤드 1개: 최고 1.0(학습률 0.004~0.004), 0.5 지점 약 0.012" in alt and len(alt) < 300, alt
+    assert "헤드 1개: 최고 1.0(학습률 0.004), 0.5 지점 약 0.012" in alt and len(alt) < 300, alt
     render_without_warnings(fig)
     font = FT2Font(str(korean_font_path()))
     missing = sorted({ch for t in all_texts(fig) for ch in HANGUL.findall(t) if font.get_char_index(ord(ch)) == 0})

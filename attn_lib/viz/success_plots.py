@@ -16,9 +16,9 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-from .._checks import describe
 from .figures import PALETTE, TEXT_PT, set_alt
 from .phone import fit_width, in_phone_layout, reflowable
+from .sweep_plots import _rows_frame
 
 __all__ = ["plot_success_rates"]
 
@@ -26,15 +26,8 @@ _COLUMNS = ("설정", "학습률", "성공 비율", "구간 아래", "구간 위
 
 
 def _table(rows: object) -> pd.DataFrame:
-    if isinstance(rows, pd.DataFrame):
-        frame = rows.copy()
-    elif isinstance(rows, Sequence) and rows and all(isinstance(r, Mapping) for r in rows):
-        frame = pd.DataFrame(list(rows))
-    else:
-        raise TypeError(f"rows는 성공 비율 표(DataFrame 또는 사전 목록)여야 하는데 {describe(rows)}이(가) 들어왔습니다.")
-    missing = [c for c in _COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"rows에 {missing} 열이 없습니다 (설정, 학습률, 성공 비율, 구간 아래, 구간 위가 필요).")
+    frame = _rows_frame(rows, "rows", "성공 비율 표(DataFrame 또는 사전 목록)여야", _COLUMNS, "rows에",
+                        "설정, 학습률, 성공 비율, 구간 아래, 구간 위가 필요")
     values = frame[["성공 비율", "구간 아래", "구간 위"]].to_numpy(float)
     if not np.all((values >= 0) & (values <= 1)) or not np.all(values[:, 1] <= values[:, 0] + 1e-12) \
             or not np.all(values[:, 0] <= values[:, 2] + 1e-12) or not (frame["학습률"] > 0).all():
@@ -121,7 +114,8 @@ def plot_success_rates(
         part = frame[frame["설정"] == name]
         best = part[part["성공 비율"] == part["성공 비율"].max()]["학습률"]
         half = (half_rates or {}).get(name)
-        parts.append(f"{name}: 최고 {part['성공 비율'].max():.1f}(학습률 {best.min():g}~{best.max():g})"
+        where = f"{best.min():g}" if best.min() == best.max() else f"{best.min():g}~{best.max():g}"
+        parts.append(f"{name}: 최고 {part['성공 비율'].max():.1f}(학습률 {where})"
                      + (f", 0.5 지점 약 {half:.2g}" if half else "")
                      + f", {part['학습률'].max():g}에서 {part.loc[part['학습률'].idxmax(), '성공 비율']:.1f}")
     set_alt(fig, f"학습률 {grid[0]:g}~{grid[-1]:g}의 성공 비율: " + "; ".join(parts) + ".")

@@ -42,16 +42,26 @@ def sweep_label(num_heads: int, steps: int, base_steps: int) -> str:
     return f"헤드 {num_heads}개" + ("" if steps == base_steps else f" · {steps}스텝")
 
 
-def _frame(records: Sequence[Mapping[str, float | int]]) -> pd.DataFrame:
-    if isinstance(records, pd.DataFrame):
-        frame = records.copy()
-    elif isinstance(records, Sequence) and records and all(isinstance(r, Mapping) for r in records):
-        frame = pd.DataFrame(list(records))
+def _rows_frame(rows: object, name: str, what: str, required: Sequence[str], where: str, hint: str) -> pd.DataFrame:
+    """표 인자(DataFrame 또는 사전 목록)를 DataFrame 복사본으로. 꼴이나 열이 틀리면 한국어 오류.
+
+    ``what``은 조사까지 적습니다(예: ``"...의 목록이어야"``): 오류 문장이 "<name>는 <what> 하는데 ..."가 됩니다.
+    """
+    if isinstance(rows, pd.DataFrame):
+        frame = rows.copy()
+    elif isinstance(rows, Sequence) and rows and all(isinstance(r, Mapping) for r in rows):
+        frame = pd.DataFrame(list(rows))
     else:
-        raise TypeError(f"records는 sweep_records가 만든 행(사전)의 목록이어야 하는데 {describe(records)}이(가) 들어왔습니다.")
-    missing = [c for c in _REQUIRED if c not in frame.columns]
+        raise TypeError(f"{name}는 {what} 하는데 {describe(rows)}이(가) 들어왔습니다.")
+    missing = [c for c in required if c not in frame.columns]
     if missing:
-        raise ValueError(f"records의 행에 {missing} 열이 없습니다 (sweep_records(runs)를 넘기세요).")
+        raise ValueError(f"{where} {missing} 열이 없습니다 ({hint}).")
+    return frame
+
+
+def _frame(records: Sequence[Mapping[str, float | int]]) -> pd.DataFrame:
+    frame = _rows_frame(records, "records", "sweep_records가 만든 행(사전)의 목록이어야", _REQUIRED, "records의 행에",
+                        "sweep_records(runs)를 넘기세요")
     if not frame["정확도"].between(0, 1).all() or not (frame["학습률"] > 0).all():
         raise ValueError("정확도는 0~1, 학습률은 양수여야 합니다.")
     return frame
