@@ -311,7 +311,7 @@ def _section_cells(label: str) -> list[dict]:
 
 def test_chapter_labels_other_pages_link_to():
     assert _label_heading("sec-masks-causal-vs-padding").startswith("## ")
-    assert _label_heading("sec-masks-pytorch-nan") == "### PyTorch는 어떻게 하는가: 재 보기"
+    assert _label_heading("sec-masks-pytorch-nan") == "### 심화: PyTorch는 어떻게 하는가"
 
 
 def test_pytorch_nan_section_measures_every_path_and_prints_the_version():
