@@ -32,7 +32,6 @@ CALIBRATION_TOLERANCE = 0.15
 NOT_YET_SPLIT: dict[str, str] = {
     "chapters/02_multi_head": "이슈 26의 1항(핵심과 심화 나누기)을 이슈 25의 글 고침 뒤에 하기로 해 아직 나누지 않음 (약 119분)",
     "chapters/03_masks": "이슈 26의 1항을 이슈 25 뒤에 하기로 해 아직 나누지 않음; 8행·13행 NaN 표도 하나로 합칠 일 (약 126분)",
-    "chapters/06_cross_attention": "이슈 26의 1항을 이슈 25 뒤에 하기로 해 아직 나누지 않음 (약 93분)",
     "chapters/07_kv_cache_gqa": "이슈 26의 1항을 이슈 25 뒤에 하기로 해 아직 나누지 않음; 어텐션 드롭아웃을 옮길 일 (약 87분)",
 }
 
