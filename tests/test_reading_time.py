@@ -29,10 +29,7 @@ CALIBRATION_TARGETS = {"chapters/02_multi_head": 110, "chapters/03_masks": 130, 
 CALIBRATION_TOLERANCE = 0.15
 
 #: 핵심이 아직 75분을 넘는 장과 그 까닭. 장을 핵심과 심화로 나눠 75분 안에 들면 여기서 지우세요.
-NOT_YET_SPLIT: dict[str, str] = {
-    "chapters/02_multi_head": "이슈 26의 1항(핵심과 심화 나누기)을 이슈 25의 글 고침 뒤에 하기로 해 아직 나누지 않음 (약 119분)",
-    "chapters/07_kv_cache_gqa": "이슈 26의 1항을 이슈 25 뒤에 하기로 해 아직 나누지 않음; 어텐션 드롭아웃을 옮길 일 (약 87분)",
-}
+NOT_YET_SPLIT: dict[str, str] = {}
 
 
 def source_of(docname: str) -> Path:
