@@ -547,3 +547,30 @@ def test_gradescope_zip_gives_the_master_full_marks_with_otter_run(assignment_di
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     tests = [t for t in results["tests"] if "max_score" in t]
     assert len(tests) >= 21 and all(t["score"] == t["max_score"] for t in tests), [t["name"] for t in tests if t["score"] != t["max_score"]]
+
+
+class _EveryOption:
+    """``pick``이 호출마다 보기 목록의 ``k``번째(목록이 짧으면 나머지)를 고르는 가짜 반 난수."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def choice(self, options):
+        return options[self.k % len(options)]
+
+    def sample(self, items, n):
+        return list(items)[self.k % len(items):] + list(items)[:self.k % len(items)]
+
+
+def test_every_class_option_of_the_master_renders(monkeypatch):
+    """반 판은 PARAMS의 pick 보기 가운데 하나씩을 반 비밀 값으로 고릅니다. 어느 보기를 골라도 명세가 만들어져야 합니다
+    (길이 4인 문장이 없는 q33 보기는 SPEC의 q33.index(4)에서 실패해, 비밀 값에 따라 반 판 빌드가 네 번에 한 번꼴로
+    깨졌습니다). 호출마다 k번째 보기를 고르는 가짜 난수로 k = 0..3을 돌려 보기마다 한 번씩 만들어 봅니다."""
+    master_mod = load_script("assignment_master")
+    seen = set()
+    for k in range(4):  # PARAMS의 가장 긴 보기 목록이 4개
+        monkeypatch.setattr(master_mod, "class_rng", lambda secret, name, k=k: _EveryOption(k))
+        rendered = master_mod.render(nbformat.read(MASTER, as_version=4), b"secret", NAME)
+        assert rendered.questions and all(q.parts for q in rendered.questions), k
+        seen.add(json.dumps(rendered.params, sort_keys=True, default=str))
+    assert len(seen) == 4, "보기를 바꿔 골라도 값이 같습니다: 가짜 난수가 쓰이지 않았습니다"
