@@ -99,7 +99,7 @@ class SyllabusDirective(SphinxDirective):
         root = Path(self.env.srcdir)
         self.env.note_dependency(str(root / "_toc.yml"))
         self.env.note_dependency(str(root / "attn_lib" / "exercises" / "public_spec.json"))
-        self.env.note_dependency(str(root / "chapters" / "08_practice.ipynb"))
+        self.env.note_dependency(str(root / "chapters" / "11_practice.ipynb"))
         return [syllabus_placeholder(kind=kind)]
 
 

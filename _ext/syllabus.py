@@ -15,7 +15,7 @@
 - **워크숍 (6회)**: 핵심 절만 차례대로 6회로 고르게 나눕니다 (차이 제곱합이 가장 작도록, 장 안에서 끊으면
   ``SPLIT_PENALTY`` 만큼 벌점; 한 회가 두 장에 걸칠 수 있음). 심화
   절은 그 장의 핵심이 끝나는 회에 '더 읽을거리'로 적고 시간에는 넣지 않습니다.
-- **연습 문제**: 연습 페이지(``08_practice``)의 ``##`` 절마다 첫 ``{ref}`` 가 가리키는 장의 문제로 보고, 그 장이 끝나는
+- **연습 문제**: 연습 페이지(``11_practice``)의 ``##`` 절마다 첫 ``{ref}`` 가 가리키는 장의 문제로 보고, 그 장이 끝나는
   회(주)에 둡니다. 연습 시간은 연습 페이지의 그 절 시간입니다.
 - **채점 문제**: 과제 명세(``attn_lib/exercises/public_spec.json``)에는 장 정보가 없습니다. 문제 이름 ``q<N>_<k>`` 의 N을
   N장으로 봅니다 (과제의 절도 장 순서입니다). 그 장이 끝나는 회(주)에 둡니다.
@@ -33,7 +33,7 @@ from reading_time import Estimate, Section, round_minutes
 
 SEMESTER_WEEKS = 14
 WORKSHOP_SESSIONS = 6
-PRACTICE_DOC = "chapters/08_practice"
+PRACTICE_DOC = "chapters/11_practice"
 _CHAPTER_RE = re.compile(r"^chapters/(\d\d)_")
 _QUESTION_RE = re.compile(r"^q(\d+)_\d+$")
 

@@ -116,7 +116,7 @@ def test_the_explorer_does_not_import_the_checkers():
 
 
 def test_the_practice_page_shows_a_wrong_implementation_computed_in_the_build():
-    cells = json.loads((ROOT / "chapters" / "08_practice.ipynb").read_text(encoding="utf-8"))["cells"]
+    cells = json.loads((ROOT / "chapters" / "11_practice.ipynb").read_text(encoding="utf-8"))["cells"]
     src = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
     figure = [c for c in cells if c["cell_type"] == "code" and "compare_attention(" in src(c)]
     assert len(figure) == 1 and "dim=-2" in src(figure[0]) and src(figure[0]).rstrip().endswith(".figure()")
@@ -128,7 +128,7 @@ def test_the_practice_page_shows_a_wrong_implementation_computed_in_the_build():
 
 @pytest.mark.site
 def test_the_built_practice_page_has_the_comparison_figure_with_korean_alt(html_dir):
-    html = (html_dir / "chapters" / "08_practice.html").read_text(encoding="utf-8")
+    html = (html_dir / "chapters" / "11_practice.html").read_text(encoding="utf-8")
     figure = re.search(r'<figure[^>]*id="fig-practice-compare".*?</figure>', html, re.S)
     assert figure, "비교 그림(fig-practice-compare)이 없습니다"
     alt = re.search(r'<img[^>]*alt="([^"]+)"', figure.group(0)).group(1)

@@ -292,7 +292,7 @@ def book_keys(book) -> list[tuple[str, list[str]]]:
 def test_book_code_is_collected_from_every_source(book):
     wheres = " ".join(c.where for c in book)
     for needle in ("02_multi_head.ipynb: getsource(MultiHeadAttention.merge_heads)", "07_kv_cache_gqa.ipynb: getsource(repeat_kv)",
-                   "cheatsheet.md: literalinclude softmax_or_zero", "cheatsheet.md 코드 블록", "08_practice.ipynb 셀"):
+                   "cheatsheet.md: literalinclude softmax_or_zero", "cheatsheet.md 코드 블록", "11_practice.ipynb 셀"):
         assert needle in wheres, f"책의 코드에 {needle!r}이(가) 없습니다"
 
 

@@ -1,7 +1,7 @@
 """과제와 연습이 가리키는 장과 절이 빌드된 사이트에 그대로 있는지 (이슈 26: 장을 나누거나 절 이름을 바꿔도 끊기지 않게).
 
 가리키는 곳 (citing pages): 채점 과제의 마스터 노트북(``assignments/attention_hw.ipynb``), 연습 문제 페이지
-(``chapters/08_practice.ipynb``), 강사용 안내(``chapters/appendix/instructors.md``). 찾는 인용:
+(``chapters/11_practice.ipynb``), 강사용 안내(``chapters/appendix/instructors.md``). 찾는 인용:
 
 - ``{ref}`이름표``` / ``{ref}`글 <이름표>``` / ``{numref}``: 사이트의 ``objects.inv`` 에 그 이름표가 있고, 가리키는
   페이지에 그 id 가 있어야 합니다.
@@ -27,7 +27,7 @@ from conftest import ROOT
 
 pytestmark = pytest.mark.site
 
-CITING = ["assignments/attention_hw.ipynb", "chapters/08_practice.ipynb", "chapters/appendix/instructors.md"]
+CITING = ["assignments/attention_hw.ipynb", "chapters/11_practice.ipynb", "chapters/appendix/instructors.md"]
 ROLE_RE = re.compile(r"\{(ref|numref|doc)\}`(?:[^`<]*<([^`>]+)>|([^`]+))`")
 CHAPTER_SECTION_RE = re.compile(r"'([^'\n]{2,60})' 장의 '([^'\n]{2,80})' 절")
 CHAPTER_RE = re.compile(r"'([^'\n]{2,60})' 장(?!의 '[^'\n]{2,80}' 절)")
@@ -171,7 +171,7 @@ def test_the_extractor_finds_the_known_citations():
     assert {"ref", "chapter", "chapter-section", "chapter-heading"} <= kinds, kinds
     assert Citation("assignments/attention_hw.ipynb", "chapter-section", "$d_k$로 나누면 안 될까", "스케일링") in cites
     assert Citation("assignments/attention_hw.ipynb", "chapter", "헤드 수와 학습") in cites
-    assert Citation("chapters/08_practice.ipynb", "ref", "sec-kv-cache-gqa") in cites
+    assert Citation("chapters/11_practice.ipynb", "ref", "sec-kv-cache-gqa") in cites
     assert sum(c.kind == "chapter-heading" for c in cites) >= 14  # 과제의 7절 + 표의 7장
     assert len(cites) >= 30, len(cites)
 

@@ -1,4 +1,4 @@
-"""연습 페이지(``chapters/08_practice.ipynb``)의 채점기, 1~4장. 책에 풀이가 공개된 문제들입니다.
+"""연습 페이지(``chapters/11_practice.ipynb``)의 채점기, 1~4장. 책에 풀이가 공개된 문제들입니다.
 
 채점 과제와 같은 문제를 여기에 두지 않습니다(과제 풀이가 공개되므로; ``tests/test_coursework_copies.py``가
 코드로 비교합니다). 비교는 ``engine``이 합니다. ``check_attention``은 내 어텐션을 참조와 나란히 그리는
