@@ -68,7 +68,12 @@ class Part:
     @property
     def range_text(self) -> str:
         """'전체', "처음부터 'B'까지", "'A'부터 끝까지", "'A'부터 'B'까지", "'A'"."""
-        name = lambda i: "처음" if not self.section_titles[i] else f"'{plain(self.section_titles[i])}'"  # noqa: E731
+        def name(i: int) -> str:
+            title = plain(self.section_titles[i])
+            if self.deep:  # 앞에 '심화'라고 적으므로 제목의 '심화:' 를 되풀이하지 않음 ("심화 '심화: …'" 대신 "심화 '…'")
+                title = re.sub(r"^심화\s*[:：]\s*", "", title)
+            return f"'{title}'" if title else "처음"
+
         if self.first == 0 and self.last == self.n_sections - 1:
             return "전체"
         if self.first == self.last:

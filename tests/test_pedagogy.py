@@ -15,7 +15,9 @@ import pytest
 from conftest import read_toc_docnames
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTERS = [d for d in read_toc_docnames() if re.match(r"chapters/0[1-7]_", d)]
+PRACTICE = "chapters/11_practice"
+# 본문의 장: 번호가 붙은 장 가운데 연습 페이지를 뺀 것 (새 장도 목차에 넣는 순간 검사됨)
+CHAPTERS = [d for d in read_toc_docnames() if re.match(r"chapters/\d\d_", d) and d != PRACTICE]
 ALL_NOTEBOOKS = [d for d in read_toc_docnames() if (ROOT / f"{d}.ipynb").is_file()]
 EXERCISE_RE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?::[^\n]*\n)*?:label:\s*(\S+)", re.M)
 
@@ -37,8 +39,55 @@ def exercises(doc: str) -> list[tuple[int, str, str]]:
     return found
 
 
-def test_the_seven_chapters_are_checked():
-    assert len(CHAPTERS) == 7, CHAPTERS
+def test_every_numbered_chapter_is_checked():
+    numbered = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+    assert sorted(d.split("/")[-1] for d in CHAPTERS + [PRACTICE]) == numbered
+    assert len(CHAPTERS) >= 7, CHAPTERS
+
+
+def _intro_prerequisites() -> dict[int, tuple[set[int], str]]:
+    """머리말의 '장 | 먼저 읽을 장 | 더 필요한 것' 표: 장 번호 -> (먼저 읽을 장 번호들, 더 필요한 것)."""
+    text = (ROOT / "intro.md").read_text(encoding="utf-8")
+    m = re.search(r"^\| 장 \| 먼저 읽을 장 \| 더 필요한 것 \|\n\|[-| ]+\|\n((?:\|.*\|\n)+)", text, re.M)
+    assert m, "intro.md 에 '| 장 | 먼저 읽을 장 | 더 필요한 것 |' 표가 없습니다"
+    rows = {}
+    for line in m.group(1).splitlines():
+        number, before, needs = [c.strip() for c in line.strip().strip("|").split("|")]
+        wanted: set[int] = set()
+        for part in re.split(r",\s*", before):
+            if part == "없음":
+                continue
+            lo, _, hi = part.partition("~")
+            wanted |= set(range(int(lo), int(hi or lo) + 1))
+        rows[int(number)] = (wanted, needs)
+    return rows
+
+
+def test_intro_lists_what_every_chapter_needs():
+    """이슈 26: 머리말이 장마다 먼저 읽을 장과 책 밖에서 필요한 것을 적습니다. 목차의 장마다 한 줄, 앞 장만 가리킴."""
+    rows = _intro_prerequisites()
+    numbers = [int(re.match(r"chapters/(\d\d)_", d).group(1)) for d in CHAPTERS]
+    assert sorted(rows) == sorted(numbers), (sorted(rows), numbers)
+    for n, (before, needs) in rows.items():
+        assert all(b < n for b in before), f"{n}장의 '먼저 읽을 장' {sorted(before)} 에 뒤의 장이 있습니다"
+        assert needs, f"{n}장의 '더 필요한 것' 칸이 비었습니다"
+
+
+# 책이 가르치지 않는 수학은 부록의 짧은 노트(chapters/appendix/math_notes.md)에 있고, 처음 쓰는 장이 그곳을 가리킵니다.
+MATH_NOTES = {
+    "sec-math-expectation": ["chapters/02_multi_head", "chapters/04_scaling"],
+    "sec-math-jacobian": ["chapters/04_scaling"],
+    "sec-math-sgd": ["chapters/03_masks"],
+}
+
+
+@pytest.mark.parametrize("label", sorted(MATH_NOTES))
+def test_first_use_of_outside_math_points_to_the_appendix_note(label):
+    notes = (ROOT / "chapters" / "appendix" / "math_notes.md").read_text(encoding="utf-8")
+    assert f"({label})=" in notes, f"부록 노트에 {label} 절이 없습니다"
+    for doc in MATH_NOTES[label]:
+        text = "\n".join(src(c) for c in cells(doc) if c["cell_type"] == "markdown")
+        assert f"{{ref}}`{label}`" in text, f"{doc} 가 {label} 를 가리키지 않습니다"
 
 
 @pytest.mark.parametrize("doc", CHAPTERS)

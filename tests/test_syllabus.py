@@ -97,6 +97,11 @@ def test_range_text():
     assert S.Part("d", "t", False, 0, 3, 4, ("", "가", "나", "다"), 1).range_text == "전체"
     assert S.Part("d", "t", False, 0, 1, 4, ("", "가", "나", "다"), 1).range_text == "처음부터 '가'까지"
     assert S.Part("d", "t", False, 2, 3, 4, ("", "가", "$d_k$ 나", "다"), 1).range_text == "'d_k 나'부터 끝까지"
+    # 심화 부분은 앞에 '심화'라고 적으므로 제목의 '심화:' 를 되풀이하지 않습니다 (핵심 부분의 제목은 그대로).
+    deep = S.Part("d", "t", True, 2, 3, 4, ("", "가", "심화: μP와 QK-norm", "심화: 다"), 1)
+    assert deep.range_text == "'μP와 QK-norm'부터 끝까지"
+    assert S.Part("d", "t", True, 1, 2, 4, ("", "가", "심화: $d_k$ 나", "다"), 1).range_text == "'가'부터 'd_k 나'까지"
+    assert S.Part("d", "t", False, 2, 2, 4, ("", "가", "심화: 나", "다"), 1).range_text == "'심화: 나' 절"
 
 
 def test_questions_map_to_chapters_by_name(tmp_path: Path):
