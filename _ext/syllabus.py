@@ -71,7 +71,7 @@ class Part:
         def name(i: int) -> str:
             title = plain(self.section_titles[i])
             if self.deep:  # 앞에 '심화'라고 적으므로 제목의 '심화:' 를 되풀이하지 않음 ("심화 '심화: …'" 대신 "심화 '…'")
-                title = re.sub(r"^심화\s*[:：]\s*", "", title)
+                title = re.sub(r"^심화(\s*[:：]\s*|\s+)", "", title) or title
             return f"'{title}'" if title else "처음"
 
         if self.first == 0 and self.last == self.n_sections - 1:

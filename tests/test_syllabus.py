@@ -102,6 +102,8 @@ def test_range_text():
     assert deep.range_text == "'μP와 QK-norm'부터 끝까지"
     assert S.Part("d", "t", True, 1, 2, 4, ("", "가", "심화: $d_k$ 나", "다"), 1).range_text == "'가'부터 'd_k 나'까지"
     assert S.Part("d", "t", False, 2, 2, 4, ("", "가", "심화: 나", "다"), 1).range_text == "'심화: 나' 절"
+    assert S.Part("d", "t", True, 2, 2, 4, ("", "가", "심화 연습 문제", "다"), 1).range_text == "'연습 문제' 절"
+    assert S.Part("d", "t", True, 2, 2, 4, ("", "가", "심화", "다"), 1).range_text == "'심화' 절"
 
 
 def test_questions_map_to_chapters_by_name(tmp_path: Path):
