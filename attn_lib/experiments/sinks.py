@@ -168,8 +168,9 @@ class SinkLM(nn.Module):
 
 def _loss(logits: Tensor, tokens: Tensor, start: int = 1) -> Tensor:
     """위치 ``start`` 이후를 맞히는 교차 엔트로피 (위치 ``t``의 로짓이 토큰 ``t+1``을 맞힘)."""
-    pred = logits[:, start - 1 : -1]  # (B, T-start, V)
-    return nn.functional.cross_entropy(pred.reshape(-1, pred.shape[-1]), tokens[:, start:].reshape(-1))
+    pred = logits[:, start - 1 : -1].reshape(-1, logits.shape[-1])  # (B, T-start, V) -> (B*(T-start), V)
+    target = tokens[:, start:].reshape(-1)  # (B, T-start) -> (B*(T-start),)
+    return nn.functional.cross_entropy(pred, target)
 
 
 def train_sink_lm(cfg: SinkConfig, seed: int = 0) -> tuple[SinkLM, list[float]]:
