@@ -40,6 +40,7 @@ SCREENSHOT_DIR = ROOT / "_build" / "screenshots"
 FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_head_sweep.py": ("training",),
     "test_seq2seq.py": ("training",),
+    "test_sinks.py": ("training",),
     "test_assignments.py": ("grading", "slow"),
     "test_grading_sandbox.py": ("grading", "slow"),
     "test_grading_forgery.py": ("grading", "slow"),
