@@ -105,6 +105,7 @@ def _spec(rows: dict[str, list[dict]], param: str, n: int) -> dict:
         return {"title": {"text": title, "anchor": "start", "fontSize": 13}, "data": {"name": data}, "height": height,
                 "width": 480, "transform": [{"filter": f"datum.step == {param}"}], "layer": layers}
 
+    top = max(max(r["w"], r["ref"]) for r in rows["keys"])  # 가중치 축: 단계가 바뀌어도 같은 눈금
     key_x = {"field": "key", "type": "ordinal", "title": "키 (색: 본 블록)", "axis": {"labelAngle": 0}}
     seen = {"condition": {"test": "datum.seen", "field": "block", "type": "ordinal", "legend": None,
                           "scale": {"scheme": "tableau10"}}, "value": "#d0d0d0"}
@@ -117,7 +118,7 @@ def _spec(rows: dict[str, list[dict]], param: str, n: int) -> dict:
     ])
     weights = panel("keys", "가중치: 지금까지 (막대) 대 전체 소프트맥스 (검은 눈금)", [
         {"mark": "bar", "encoding": {"x": key_x, "y": {"field": "w", "type": "quantitative", "title": "가중치",
-                                                       "scale": {"domain": [0, 1]}}, "color": seen}},
+                                                       "scale": {"domain": [0, top]}}, "color": seen}},
         {"mark": {"type": "tick", "color": "black", "thickness": 2},
          "encoding": {"x": key_x, "y": {"field": "ref", "type": "quantitative"}}},
     ])
