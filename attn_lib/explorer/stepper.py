@@ -169,7 +169,16 @@ _LOADER_JS = """
     });
     return window.__attnVega;
   }
-  // 폭: 상자 폭에서 세로축 이름과 여백(약 70 px)을 뺀 만큼 (320~480 px)
+  // 정적 탐색기처럼 화면 가까이(800px 안) 와야 vega 를 불러오고 그립니다 (페이지를 여는 순간의 전송량을 줄임).
+  function whenNear(run) {
+    if (!("IntersectionObserver" in window)) { run(); return; }
+    var io = new IntersectionObserver(function (entries) {
+      if (entries.some(function (e) { return e.isIntersecting; })) { io.disconnect(); run(); }
+    }, {rootMargin: "800px 0px"});
+    io.observe(root);
+  }
+  whenNear(function () {
+  // 폭: 상자 폭에서 세로축 이름과 여백(약 70 px)을 뺀 만큼 (200~480 px)
   var width = Math.max(200, Math.min(480, root.clientWidth - 70));
   spec.vconcat.forEach(function (p) { p.width = width; });
   loadVega().then(function (vegaEmbed) {
@@ -194,6 +203,7 @@ _LOADER_JS = """
   }).catch(function (err) {
     status.textContent = "단계 보기를 불러오지 못했습니다: " + err.message;
     console.error("attn stepper:", err);
+  });
   });
 })();
 """
