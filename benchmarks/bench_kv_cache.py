@@ -31,8 +31,9 @@ def decoding_table() -> None:
 
 def memory_table() -> None:
     print("\n2. 어텐션 한 번 (B=1, H=8, Dh=64, 인과): 추가 최대 메모리 MiB (새 프로세스마다) / 시간 ms (중앙값 3번)")
-    memory = {(r["경로"], r["L"]): r for r in attention_memory(SIZES)}
-    timing = {(r["경로"], r["L"]): r["시간 (초)"] * 1000 for r in attention_time(SIZES, repeats=3)}
+    paths = ("explicit", "fused_causal", "fused_mask")  # 블록 단위 경로는 bench_blockwise.py 가 잼
+    memory = {(r["경로"], r["L"]): r for r in attention_memory(SIZES, paths)}
+    timing = {(r["경로"], r["L"]): r["시간 (초)"] * 1000 for r in attention_time(SIZES, paths, repeats=3)}
     print(f"{'L':>6} | {'명시적 MiB':>10} {'융합 MiB':>9} {'마스크 MiB':>10} {'배율':>7} | "
           f"{'명시적 ms':>9} {'융합 ms':>8} {'마스크 ms':>9} {'배율':>7}")
     for L in SIZES:

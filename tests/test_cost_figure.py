@@ -74,3 +74,32 @@ def test_plot_curves_marks_points_and_names_them_in_the_alt_text() -> None:
     assert render_png(fig).min_text_px >= 10
     with pytest.raises(ValueError, match="점 하나"):
         plot_curves(xs, {"a": ys}, xlabel="p", ylabel="y", marks={"틀림": (1, 2, 3)})
+
+
+def test_blockwise_path_is_in_the_table_and_computes_causal_attention_without_an_L_by_S_tensor() -> None:
+    import torch
+    import torch.nn.functional as F
+    from torch.overrides import TorchFunctionMode
+
+    from attn_lib.experiments import memory
+
+    assert list(memory.PATHS)[-1] == "blockwise" and memory.PATHS["blockwise"] == "블록 단위 (직접 구현)"
+    L = 2 * memory.BLOCK + 37  # 마지막 쿼리 블록이 작음
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, L, 16, generator=g, dtype=torch.float64) for _ in range(3))
+    shapes = []
+
+    class Shapes(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            result = func(*args, **(kwargs or {}))
+            for t in result if isinstance(result, (tuple, list)) else (result,):
+                if isinstance(t, torch.Tensor):
+                    shapes.append(tuple(t.shape))
+            return result
+
+    with torch.no_grad(), Shapes():
+        (out,) = memory._CALLS["blockwise"](q, k, v)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-12, rtol=0)
+    assert shapes and not any(s[-2:] == (L, L) for s in shapes if len(s) >= 2)
+    rows = memory.attention_time([32, 64], ("blockwise", "fused_causal"), num_heads=1, head_dim=8, repeats=1)
+    assert [r["경로"] for r in rows] == ["blockwise", "fused_causal"] * 2

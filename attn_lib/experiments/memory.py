@@ -18,6 +18,9 @@
 - ``"fused_causal"``: ``F.scaled_dot_product_attention(q, k, v, is_causal=True)``. 마스크 텐서가 없습니다.
 - ``"fused_mask"``: ``F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(L))``. 같은 인과 마스크를
   ``(L, L)`` bool 텐서로 넘깁니다.
+- ``"blockwise"``: 이 책의 ``blockwise_attention``(온라인 소프트맥스, 파이썬 루프)을 쿼리 ``BLOCK``개씩 부릅니다.
+  쿼리 블록 ``[a, b)``는 키 ``[0, b)``만 보므로(대각선 위의 키 블록은 건너뜀) 그 블록의 인과 마스크는
+  ``cache_causal_mask(b - a, b)``(오른쪽 아래에 맞춤, ``(BLOCK, b)`` bool)입니다. ``(L, L)`` 텐서를 만들지 않습니다.
 
 핵심 모듈만 import합니다.
 """
@@ -37,6 +40,8 @@ import torch.nn.functional as F
 
 from .._checks import check_positive_int, single_thread
 from ..attention import scaled_dot_product_attention
+from ..blockwise import blockwise_attention
+from ..kv_cache import cache_causal_mask
 from ..masks import causal_mask
 
 __all__ = ["PATHS", "attention_cost", "attention_memory", "attention_time", "loglog_slope", "measure_in_this_process"]
@@ -54,16 +59,34 @@ def _fused_mask(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:
     return (F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(q.shape[-2])),)  # (L, L) 마스크 -> (B, H, L, Dh)
 
 
+#: ``"blockwise"`` 경로의 쿼리 블록과 키 블록 크기
+BLOCK = 128
+
+
+def _blockwise(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple:
+    L = q.shape[-2]
+    out = torch.empty_like(q)  # (B, H, L, Dh)
+    for start in range(0, L, BLOCK):
+        stop = min(start + BLOCK, L)
+        mask = cache_causal_mask(stop - start, stop)  # (b, stop): 쿼리 start..stop-1 은 키 0..자기 자신까지
+        # (B, H, b, Dh), 키·밸류 (B, H, stop, Dh) -> (B, H, b, Dh)
+        out[..., start:stop, :] = blockwise_attention(q[..., start:stop, :], k[..., :stop, :], v[..., :stop, :], mask,
+                                                      block_size=BLOCK)[0]
+    return (out,)
+
+
 #: 경로 이름 -> 표와 그림에 쓰는 한국어 이름 (순서 = 그림의 선 순서와 색)
 PATHS: dict[str, str] = {
     "explicit": "명시적 경로",
     "fused_causal": "융합 커널, is_causal",
     "fused_mask": "융합 커널, 마스크 텐서",
+    "blockwise": "블록 단위 (직접 구현)",
 }
 _CALLS: dict[str, Callable[[torch.Tensor, torch.Tensor, torch.Tensor], tuple]] = {
     "explicit": _explicit,
     "fused_causal": _fused_causal,
     "fused_mask": _fused_mask,
+    "blockwise": _blockwise,
 }
 
 
