@@ -86,6 +86,36 @@ def cache_source(*, keys: str = "[past_k, k_new]", values: str = "[past_v, v_new
 """
 
 
+ROPE_HEAD = "def rope_pairs(x, start, base=10000.0):\n"
+
+
+def rope_source(*, halves: bool = False, positions: str = "torch.arange(start, start + L)") -> str:
+    """8.1의 풀이를 실수 하나와 함께 (halves: 앞뒤 절반 배치, positions: 행의 위치)."""
+    a, b = ("x[..., :Dh // 2]", "x[..., Dh // 2:]") if halves else ("x[..., 0::2]", "x[..., 1::2]")
+    join = "torch.cat((a * c - b * s, a * s + b * c), dim=-1)" if halves else \
+        "torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)"
+    return ROPE_HEAD + f"""    L, Dh = x.shape[-2:]
+    angle = ({positions}).double()[:, None] * base ** (-torch.arange(0, Dh, 2).double() / Dh)
+    c, s = angle.cos().float(), angle.sin().float()
+    a, b = {a}, {b}
+    return {join}
+"""
+
+
+MERGE_HEAD = "def merge_softmax_states(m1, l1, o1, m2, l2, o2):\n"
+
+
+def merge_source(*, f1: str = "torch.exp(m1 - base)", f2: str = "torch.exp(m2 - base)", w: str = "a") -> str:
+    """10.1의 풀이를 실수 하나와 함께 (f1, f2: 새 기준으로 옮기는 배율, w: 출력을 섞는 가중치 a(맞음) 또는 l)."""
+    return MERGE_HEAD + f"""    m = torch.maximum(m1, m2)
+    base = torch.nan_to_num(m, neginf=0.0)
+    a1, a2 = l1 * {f1}, l2 * {f2}
+    total = a1 + a2
+    mixed = {w}1[..., None] * o1 + {w}2[..., None] * o2
+    return m, total, mixed / total.clamp(min=1e-30)[..., None]
+"""
+
+
 SHARES_HEAD = "def query_for_shares(shares, S, c=20.0):\n    q = torch.zeros(S)\n    for j, p in shares.items():\n"
 SPLIT = "def split_heads_seq(x, num_heads):\n    L, B, E = x.shape\n    return x.view(L, B, num_heads, E // num_heads).permute(1, 2, 0, 3)\n\n\n"
 KPM_HEAD = "def key_padding_mask_for(lengths, S, side=\"right\"):\n    n = torch.tensor(lengths)[:, None]\n    pos = torch.arange(S)[None, :]\n"
@@ -121,10 +151,16 @@ WRONG = {
         "q7_1_bytes": "q7_1_bytes = 100663296\nq7_1_mha_bytes = 805306368\n",
         GQA_HEAD: gqa_source(group="repeat(1, G, 1, 1)"),
         "def cached_step": cache_source(attend="past_k, past_v"),
+        ROPE_HEAD: rope_source(halves=True),
+        "q8_2_wavelength": 'q8_2_wavelength = 7498.942093324558\nq8_2_cache = "a"\n',
+        MERGE_HEAD: merge_source(f1="1.0", f2="1.0"),
+        "q10_2_sums": "q10_2_sums = (1.1353352832366128, 2.185122351604477, 2.559739739775005)\nq10_2_lse = 0.45619331601812235\n",
     }, [("q1_2", MISTAKES["share_log"]), ("q2_3", MISTAKES["merge_order_seq"]), ("q2_4", MISTAKES["no_scale"]),
         ("q3_1", MISTAKES["kpm_polarity_build"]), ("q3_2", MISTAKES["additive_no_block"]), ("q4_2", MISTAKES["scale_ignored"]),
         ("q5_2", MISTAKES["ablate_columns"]), ("q6_2", MISTAKES["cross_no_mask"]), ("q7_2", MISTAKES["gqa_group_order"]),
-        ("q7_3", MISTAKES["cache_forgot_new"]),
+        ("q7_3", MISTAKES["cache_forgot_new"]), ("q8_1", MISTAKES["rope_half_layout"]), ("q10_1", MISTAKES["merge_no_rescale"]),
+        ("q8_2", "각속도 theta의 역수"), ("q8_2", "두 회전의 내적은 각도의 차이"),
+        ("q10_2", "앞의 합을 고치지 않았습니다"), ("q10_2", "log ℓ만 적었습니다"),
         ("q1_1", "반반 가중치를 받는 위치 0과 1의 토큰을 맞바꾸면"), ("q1_3", "이어 붙인 뒤 선형 변환은"),
         ("q2_1", "네 행렬을 모두 E × E로 세었습니다"), ("q2_2", "view까지만 계산했습니다"),
         ("q3_3", "인과 마스크가 실제 토큰에게서 [PAD] 키를 가리지 못합니다"), ("q4_1", "c = sqrt(d_k)입니다"),
@@ -155,10 +191,17 @@ WRONG = {
         "q7_1_bytes": "q7_1_bytes = 805306368\nq7_1_mha_bytes = 805306368\n",
         GQA_HEAD: gqa_source(scale=""),
         "def cached_step": cache_source(keys="[k_new, past_k]", values="[v_new, past_v]"),
+        ROPE_HEAD: rope_source(positions="torch.arange(L)"),
+        "q8_2_wavelength": 'q8_2_wavelength = 62831.853071795864\nq8_2_cache = "abd"\n',
+        MERGE_HEAD: merge_source(w="l"),
+        "q10_2_sums": "q10_2_sums = (1.1353352832366128, 9.438843167298517, 9.813460555469044)\nq10_2_lse = 5.0\n",
     }, [("q1_2", MISTAKES["share_offset"]), ("q2_3", MISTAKES["merge_view"]), ("q2_4", MISTAKES["kpm_polarity"]),
         ("q3_1", MISTAKES["kpm_shape"]), ("q3_2", MISTAKES["finite_block"]), ("q4_2", MISTAKES["draw_order"]),
         ("q5_2", MISTAKES["ablate_bias"]), ("q6_2", MISTAKES["cross_causal"]), ("q7_2", MISTAKES["no_scale"]),
-        ("q7_3", MISTAKES["cache_order"]),
+        ("q7_3", MISTAKES["cache_order"]), ("q8_1", MISTAKES["rope_no_offset"]),
+        ("q10_1", MISTAKES["merge_output_not_rescaled"]),
+        ("q8_2", "가장 느린 짝은 i = Dh/2가 아니라"), ("q8_2", "RoPE는 점수(쿼리·키의 내적)에 위치를 넣는 방법이라"),
+        ("q10_2", "고치는 배율의 지수가 거꾸로입니다"), ("q10_2", "최댓값 m만 적었습니다"),
         ("q1_1", "가중치는 토큰이 아니라 위치에 붙습니다"), ("q1_3", "위치마다 다른 투영이면"),
         ("q2_1", "편향을 빼고 세었습니다"), ("q2_2", "새 축 1에는 옛 축 2"),
         ("q3_3", "맨 앞 [PAD] 쿼리 행은"), ("q3_3", "오른쪽 패딩이면 [PAD]가 모든 실제 토큰보다 뒤에"),
@@ -169,6 +212,11 @@ WRONG = {
 # 이름이 아니라 호출을 보는지: 모듈을 직접 부른 2.4와 getattr 로 숨긴 F.scaled_dot_product_attention 을 쓴 7.2는
 # 0점(all-or-nothing), 라이브러리와 같은 이름의 자기 함수를 쓴 7.2는 만점.
 LIBRARY = {
+    ROPE_HEAD: "from attn_lib import apply_rope\n\n\n" + ROPE_HEAD + """    Dh = x.shape[-1]
+    order = torch.cat([torch.arange(0, Dh, 2), torch.arange(1, Dh, 2)])  # 이웃한 짝 -> 앞뒤 절반
+    turned = apply_rope(x[..., order], torch.arange(start, start + x.shape[-2]), base=base)
+    return turned[..., torch.argsort(order)]  # 값은 맞지만 금지한 apply_rope 를 부름
+""",
     MHA_HEAD: mha_source(call="mha(x, x, x, key_padding_mask=key_padding_mask, need_weights=True, average_attn_weights=False)"),
     GQA_HEAD: "import torch.nn.functional as F\n\n\n" + gqa_source(
         output='getattr(F, "scaled_dot_product_" + "attention")(query, key, value, attn_mask=attn_mask, enable_gqa=True)'),
@@ -213,8 +261,9 @@ def test_csv_has_a_row_per_submission(graded):
     assert set(rows) == {"master", "untouched", "wrong_a", "wrong_b", "library", "own_name", "raises", "deleted_check", "loops"}
     questions = question_columns(next(iter(rows.values())))
     assert len(questions) >= 20
-    assert {q[1] for q in questions} == set("1234567"), "장마다 문제가 있어야 합니다"
-    assert all(sum(q[1] == ch for q in questions) >= 2 for ch in "1234567"), "장마다 두 문제 이상"
+    chapters = [int(re.match(r"q(\d+)_", q).group(1)) for q in questions]
+    assert set(chapters) == {1, 2, 3, 4, 5, 6, 7, 8, 10}, "장마다 문제가 있어야 합니다 (9장은 과제 문제가 없음)"
+    assert all(chapters.count(ch) >= 2 for ch in set(chapters)), "장마다 두 문제 이상"
 
 
 def test_master_gets_full_marks(graded):
@@ -250,11 +299,14 @@ def test_wrong_variants_lose_points_and_get_the_targeted_hint(graded, name):
 
 
 def test_calling_the_library_or_torch_gets_zero_as_the_header_says(graded):
-    """모듈을 직접 부른 2.4, getattr 문자열로 닿은 F.scaled_dot_product_attention 을 쓴 7.2는 0점입니다."""
+    """모듈을 직접 부른 2.4, getattr 문자열로 닿은 F.scaled_dot_product_attention 을 쓴 7.2, 값은 맞지만 apply_rope 에
+    순열을 걸어 만든 8.1은 0점입니다."""
     rows, feedback = graded
     assert float(rows["library"]["q2_4"]) == 0.0 < float(rows["master"]["q2_4"])
     assert float(rows["library"]["q7_2"]) == 0.0 < float(rows["master"]["q7_2"])
+    assert float(rows["library"]["q8_1"]) == 0.0 < float(rows["master"]["q8_1"])
     text = (feedback / "library.txt").read_text(encoding="utf-8")
+    assert "attn_lib.apply_rope" in text.split("\nq8_1: ", 1)[1].split("\n\nq", 1)[0]
     assert "직접 구현해야 하는 문제입니다" in text and "nn.MultiheadAttention" in text and "F.scaled_dot_product_attention" in text
 
 
@@ -418,7 +470,7 @@ def _run_checks(nb, folder: Path) -> dict[str, tuple[str, list]]:
                    allow_errors=True).execute()
     checks = {}
     for cell in nb.cells:
-        m = re.match(r'grader\.check\("(q\d_\d)"\)', cell.source.strip()) if cell.cell_type == "code" else None
+        m = re.match(r'grader\.check\("(q\d+_\d+)"\)', cell.source.strip()) if cell.cell_type == "code" else None
         if m:
             text = "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
             checks[m.group(1)] = (text, [o for o in cell.outputs if o.get("output_type") == "error"])
@@ -440,7 +492,7 @@ def self_checked(assignment_dist, tmp_path_factory):
 
 def test_self_check_runs_alone_and_speaks_korean(self_checked):
     checks, _, _ = self_checked
-    assert len(checks) >= 21
+    assert len(checks) >= 25
     for question, (text, errors) in checks.items():
         assert not errors, f"{question}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
         assert re.search(r"[가-힣]", text) and "All test cases passed" not in text, text
@@ -466,7 +518,7 @@ def test_check_all_and_offline_export(self_checked):
     _, nb, work = self_checked
     out = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     assert not [o for o in nb.cells[-1].outputs if o.get("output_type") == "error"], out
-    assert "공개 점검: 21문제 가운데" in out
+    assert "공개 점검: 25문제 가운데" in out
     zipped = work / f"{NAME}_제출.zip"
     assert zipped.exists() and zipfile.ZipFile(zipped).namelist() == [f"{NAME}.ipynb"]
 
@@ -546,7 +598,7 @@ def test_gradescope_zip_gives_the_master_full_marks_with_otter_run(assignment_di
                     "--no-logo", str(tmp_path / "master.ipynb")], check=True, capture_output=True, cwd=out)
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     tests = [t for t in results["tests"] if "max_score" in t]
-    assert len(tests) >= 21 and all(t["score"] == t["max_score"] for t in tests), [t["name"] for t in tests if t["score"] != t["max_score"]]
+    assert len(tests) >= 25 and all(t["score"] == t["max_score"] for t in tests), [t["name"] for t in tests if t["score"] != t["max_score"]]
 
 
 class _EveryOption:

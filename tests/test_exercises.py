@@ -18,7 +18,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from attn_lib import cache_causal_mask, causal_mask, padding_mask, scaled_dot_product_attention
+from attn_lib import apply_rope, cache_causal_mask, causal_mask, padding_mask, scaled_dot_product_attention
 from attn_lib import exercises as ex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +56,8 @@ GRADED = {  # 채점기 이름 -> 마스터 이름공간에서 채점기를 부�
     "cross_kv": lambda ns, *f: ex.check_cross_kv(*(f or (ns["precompute_cross_kv"], ns["cross_step"]))),
     "gqa_attention": lambda ns, *f: ex.check_gqa_attention(*(f or (ns["gqa_attention"],))),
     "cached_step": lambda ns, *f: ex.check_cached_step(*(f or (ns["cached_step"],))),
+    "rope_pairs": lambda ns, *f: ex.check_rope_pairs(*(f or (ns["rope_pairs"],))),
+    "merge_softmax_states": lambda ns, *f: ex.check_merge_softmax_states(*(f or (ns["merge_softmax_states"],))),
 }
 
 
@@ -74,7 +76,8 @@ def test_master_solution_passes_hidden_seeds_whose_cases_differ_from_the_public_
            "torch_mha_forward": ("torch_mha_forward",), "key_padding_mask": ("key_padding_mask_for",),
            "alibi_causal_mask": ("alibi_causal_mask",), "saturation": ("measure_saturation",),
            "ablate_head": ("ablate_head",), "cross_kv": ("precompute_cross_kv", "cross_step"),
-           "gqa_attention": ("gqa_attention",), "cached_step": ("cached_step",)}[name]
+           "gqa_attention": ("gqa_attention",), "cached_step": ("cached_step",), "rope_pairs": ("rope_pairs",),
+           "merge_softmax_states": ("merge_softmax_states",)}[name]
     checker = ex.CHECKERS["check_" + name]
     seen = []
 
@@ -277,6 +280,42 @@ def cache(*, append=True, prepend=False, topleft=False):
     return fn
 
 
+def rope(*, layout="pairs", sign=1.0, offset=True, exponent=2.0):
+    """8.1의 풀이를 실수 하나와 함께 (layout: 짝 배치, sign: 회전 방향, offset: start를 쓰는지, exponent: 주파수의 지수)."""
+    def fn(x, start, base=10000.0):
+        L, dh = x.shape[-2:]
+        pos = torch.arange(L, dtype=torch.float64) + (start if offset else 0)
+        angle = sign * pos[:, None] * base ** (-exponent * torch.arange(dh // 2, dtype=torch.float64) / dh)  # (L, Dh/2)
+        c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+        if layout == "halves":
+            a, b = x[..., : dh // 2], x[..., dh // 2:]
+            return torch.cat([a * c - b * s, a * s + b * c], dim=-1)
+        out = x.clone()
+        out[..., 0::2] = x[..., 0::2] * c - x[..., 1::2] * s
+        out[..., 1::2] = x[..., 0::2] * s + x[..., 1::2] * c
+        return out
+    return fn
+
+
+def merge(*, rescale=True, rescale_output=True, inverse=False, average=False, normalize=True, guard=True):
+    """10.1의 풀이를 실수 하나와 함께."""
+    def fn(m1, l1, o1, m2, l2, o2):
+        m = torch.max(m1, m2)
+        ref = torch.where(torch.isinf(m) & guard, torch.zeros_like(m), m)
+        f1 = torch.exp(ref - m1) if inverse else torch.exp(m1 - ref)
+        f2 = torch.exp(ref - m2) if inverse else torch.exp(m2 - ref)
+        a1, a2 = (l1 * f1, l2 * f2) if rescale else (l1, l2)
+        total = a1 + a2
+        if average:
+            return m, total, (o1 + o2) / 2
+        w1, w2 = (a1, a2) if rescale_output else (l1, l2)
+        mixed = w1[..., None] * o1 + w2[..., None] * o2
+        if not normalize:
+            return m, total, mixed
+        return m, total, mixed / (torch.where(total == 0, torch.ones_like(total), total) if guard else total)[..., None]
+    return fn
+
+
 WRONG = [
     ("query_for_shares", (shares_rule(lambda p, c: c + p),), "share_log"),
     ("query_for_shares", (shares_rule(lambda p, c: c * p),), "share_log"),
@@ -324,6 +363,16 @@ WRONG = [
     ("cached_step", (cache(append=False),), "cache_forgot_new"),
     ("cached_step", (cache(prepend=True),), "cache_order"),
     ("cached_step", (cache(topleft=True),), "cache_topleft_mask"),
+    ("rope_pairs", (rope(layout="halves"),), "rope_half_layout"),
+    ("rope_pairs", (rope(sign=-1.0),), "rope_direction"),
+    ("rope_pairs", (rope(offset=False),), "rope_no_offset"),
+    ("rope_pairs", (rope(exponent=1.0),), "rope_frequency"),
+    ("merge_softmax_states", (merge(guard=False),), "merge_empty_nan"),
+    ("merge_softmax_states", (merge(rescale=False),), "merge_no_rescale"),
+    ("merge_softmax_states", (merge(rescale_output=False),), "merge_output_not_rescaled"),
+    ("merge_softmax_states", (merge(inverse=True),), "merge_inverse_factor"),
+    ("merge_softmax_states", (merge(average=True),), "merge_plain_average"),
+    ("merge_softmax_states", (merge(normalize=False),), "merge_unnormalized"),
 ]
 
 
@@ -403,6 +452,38 @@ PRACTICE = [  # (채점기, 맞는 풀이, [(틀린 풀이, 실수)])
      [(lambda L, S: causal_mask(L, S), "cache_mask_topleft"), (lambda L, S: ~cache_causal_mask(L, S), "mask_inverted")]),
     (ex.check_kv_head_of, lambda h, H, Hkv: h // (H // Hkv), [(lambda h, H, Hkv: h % Hkv, "gqa_group_order")]),
 ]
+def rope_decode(*, at=None, rotate_key=True, rerotate=False):
+    """연습 8장: 위치 S의 새 토큰이 캐시와 자기 키에 주는 점수 (실수 하나와 함께)."""
+    def fn(q_new, k_new, k_cache):
+        S = k_cache.shape[-2]
+        pos = torch.tensor([S if at is None else at])
+        keys = torch.cat([k_cache, apply_rope(k_new, pos) if rotate_key else k_new], dim=-2)
+        if rerotate:
+            keys = apply_rope(keys, torch.arange(S + 1))
+        return apply_rope(q_new, pos) @ keys.transpose(-2, -1) / math.sqrt(q_new.shape[-1])
+    return fn
+
+
+def online(*, rescale=True, inverse=False):
+    """연습 10장: 블록씩 읽는 최댓값과 합 (실수 하나와 함께; 처음 m은 -inf)."""
+    def fn(scores, block_size):
+        m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+        total = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+        for i in range(0, scores.shape[-1], block_size):
+            block = scores[..., i:i + block_size]
+            new = torch.max(m, block.max(dim=-1).values)
+            alpha = torch.exp(new - m) if inverse else torch.exp(m - new)
+            total = (total * alpha if rescale else total) + torch.exp(block - new[..., None]).sum(dim=-1)
+            m = new
+        return m, total
+    return fn
+
+
+PRACTICE.append((ex.check_rope_decode_scores, rope_decode(), [
+    (rope_decode(at=0), "rope_no_offset"), (rope_decode(rerotate=True), "rope_rerotated_cache"),
+    (rope_decode(rotate_key=False), "rope_new_key_unrotated")]))
+PRACTICE.append((ex.check_online_softmax_stats, online(), [
+    (online(rescale=False), "online_no_rescale"), (online(inverse=True), "online_inverse_factor")]))
 PRACTICE_WRONG = [(check, fn, mistake) for check, _, wrongs in PRACTICE for fn, mistake in wrongs]
 
 
@@ -475,3 +556,25 @@ def test_report_is_korean_and_html_escapes():
 
 
 
+
+
+def test_the_long_context_references_agree_with_the_library():
+    """8.1의 참조(이웃한 짝)는 apply_rope(앞뒤 절반)에 특징 순열을 건 것과 같고, 10.1의 틀린 참조들의 바탕인 합치기
+    공식(인자 기본값)은 키 전체에서 잰 상태와 같습니다: 채점기의 참조가 책의 라이브러리와 어긋나지 않습니다."""
+    from attn_lib.exercises.checkers_long import _merge, _pairs_to_halves, _rope_pairs, _state
+
+    gen = torch.Generator().manual_seed(0)
+    for dh, start, base in [(2, 0, 10000.0), (8, 5, 10000.0), (16, 300, 500.0)]:
+        x = torch.randn(2, 3, 4, dh, generator=gen, dtype=torch.float64)
+        perm = _pairs_to_halves(dh)
+        halves = apply_rope(x[..., perm], torch.arange(start, start + 4), base=base)
+        torch.testing.assert_close(halves[..., torch.argsort(perm)], _rope_pairs(x, start, base))
+    scores = torch.randn(2, 5, 9, generator=gen, dtype=torch.float64) * 3
+    scores[:, 0, :4] = float("-inf")  # 첫 묶음을 볼 수 없는 행
+    scores[:, 4, :] = float("-inf")  # 키가 하나도 없는 행
+    values = torch.randn(2, 9, 3, generator=gen, dtype=torch.float64)
+    merged = _merge(*_state(scores[..., :4], values[:, :4]), *_state(scores[..., 4:], values[:, 4:]))
+    full = _state(scores, values)
+    for got, want in zip(merged, full):
+        torch.testing.assert_close(got, want)
+    assert torch.isneginf(full[0][:, 4]).all() and (full[1][:, 4] == 0).all() and (full[2][:, 4] == 0).all()

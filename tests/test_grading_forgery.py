@@ -9,6 +9,8 @@
 - 점수 객체 (``_score``, ``score`` 속성) 만들기, 결과 서술자에 점수 줄 쓰기
 - 테스트 파일 다시 쓰기 (``tests/*.py``)
 - 샌드박스 어디에선가 정답지(마스터, 채점 묶음, 풀이 노트북)를 찾아 실행하기
+- 8장과 10장 문제: 금지한 ``apply_rope``로 값은 맞게 만든 8.1, 입력을 제자리에서 0으로 바꾸고 거짓말하는 텐서 하위
+  클래스를 돌려주는 10.1, 늘 같다고 답하는 8.2와 10.2의 값
 
 그리고 비교 함수를 바꾼 **맞는** 풀이는 여전히 만점입니다(자기 답이 버는 만큼). 마지막으로 샌드박스 안에서 보이는 파일을
 모두 나열해, 채점 묶음의 정답·힌트·숨은 시드 열쇠가 어느 파일에도 없음을 확인합니다.
@@ -79,6 +81,38 @@ def gqa_attention(query, key, value, attn_mask=None):
     return Liar(), Liar()
 """
 
+LONG_CONTEXT = """import torch
+from attn_lib import apply_rope
+
+def rope_pairs(x, start, base=10000.0):
+    # 값은 맞음: 금지한 apply_rope 에 특징 순열을 걸어 이웃한 짝 배치를 만듦 (8.1은 직접 구현하는 문제)
+    order = torch.cat([torch.arange(0, x.shape[-1], 2), torch.arange(1, x.shape[-1], 2)])
+    return apply_rope(x[..., order], torch.arange(start, start + x.shape[-2]), base=base)[..., torch.argsort(order)]
+
+class LyingTensor(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func in (torch.allclose, torch.equal, torch.isclose):
+            return True
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+def merge_softmax_states(m1, l1, o1, m2, l2, o2):
+    for state in (m1, l1, o1, m2, l2, o2):  # 입력을 0으로 바꿔 참조를 자기 답(0)에 맞추려는 시도
+        state.zero_()
+    return tuple(torch.zeros_like(s).as_subclass(LyingTensor) for s in (m1, l1, o1))
+
+class AlwaysEqual(float):
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __hash__(self): return 0
+    def __float__(self): return 1.0
+    def __len__(self): return 3
+    def __iter__(self): return iter([1.0, 1.0, 1.0])
+
+q8_2_wavelength = AlwaysEqual(1.0); q8_2_cache = AlwaysEqual(0.0)
+q10_2_sums = AlwaysEqual(0.0); q10_2_lse = AlwaysEqual(0.0)
+"""
+
 ATTACKS = {
     "patched_runners": """import doctest, sys, types
 class Runner(doctest.DocTestRunner):
@@ -94,6 +128,7 @@ judge.judge_question = lambda q, *a, **k: judge.QuestionGrade(q.name, 999.0, q.p
 sys.modules["otter"] = types.SimpleNamespace(Notebook=None)
 """,
     "patched_comparisons": PATCH_COMPARISONS,
+    "long_context": LONG_CONTEXT,
     "always_equal": ALWAYS_EQUAL,
     "score_objects": """import os, json
 class Score:
@@ -162,6 +197,13 @@ def test_a_blank_submission_gets_zero_whatever_it_patches(forged, attack):
     row = forged[attack]
     assert float(row["total"]) == 0.0, row
     assert all(0.0 <= float(row[q]) for q in row if q.startswith("q"))
+
+
+def test_the_long_context_attack_targets_questions_that_exist(forged):
+    """위의 long_context 공격이 헛돌지 않는지: 네 문제가 CSV에 있고 배점이 있습니다(그리고 모두 0점)."""
+    row = forged["long_context"]
+    assert {"q8_1", "q8_2", "q10_1", "q10_2"} <= set(row)
+    assert all(float(row[q]) == 0.0 for q in ("q8_1", "q8_2", "q10_1", "q10_2"))
 
 
 def test_patched_comparisons_do_not_cost_a_right_solution_its_points(forged):

@@ -225,3 +225,61 @@ def test_self_check_tells_an_all_or_nothing_library_caller_it_will_get_zero():
 def test_spec_parts_public_view_has_no_answers():
     p = Part("value", {"name": "x", "format": Int(), "tol": 1e-6, "hints": {1: "힌트"}, "default": "기본", "expected": 3})
     assert set(p.public()) == {"kind", "name", "format", "tol"}
+
+
+# ---- 8장과 10장의 채점기: 기록과 재생, 금지한 회전, 입력을 바꾸는 제출 -------------------------------------
+
+def _rope_pairs(x, start, base=10000.0):
+    L, Dh = x.shape[-2:]
+    angle = torch.arange(start, start + L).double()[:, None] * base ** (-torch.arange(0, Dh, 2).double() / Dh)
+    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
+
+
+def _rope_via_library(x, start, base=10000.0):
+    """값은 맞지만 금지한 attn_lib.apply_rope 에 특징 순열을 걸어 만든 8.1."""
+    from attn_lib import apply_rope
+
+    order = torch.cat([torch.arange(0, x.shape[-1], 2), torch.arange(1, x.shape[-1], 2)])
+    return apply_rope(x[..., order], torch.arange(start, start + x.shape[-2]), base=base)[..., torch.argsort(order)]
+
+
+def _merge(m1, l1, o1, m2, l2, o2):
+    m = torch.maximum(m1, m2)
+    base = torch.nan_to_num(m, neginf=0.0)
+    a1, a2 = l1 * torch.exp(m1 - base), l2 * torch.exp(m2 - base)
+    total = a1 + a2
+    return m, total, (a1[..., None] * o1 + a2[..., None] * o2) / total.clamp(min=1e-30)[..., None]
+
+
+def test_the_new_checkers_replay_to_the_same_verdict():
+    for part, fn in [(check("check_rope_pairs", "rope_pairs", forbid_library=True).data, {"rope_pairs": _rope_pairs}),
+                     (check("check_merge_softmax_states", "merge_softmax_states").data, {"merge_softmax_states": _merge})]:
+        seeds = [0, 11, 12]
+        outcomes, library = judge_part_runs(part, _record(part, fn, seeds), seeds)
+        assert [ok for ok, _ in outcomes] == [True, True, True] and library == set(), (part["checker"], outcomes)
+
+
+def test_rope_through_the_library_is_zero_even_with_right_values():
+    """apply_rope 에 순열을 걸면 값은 맞습니다: 채점기는 통과하지만, 기록된 호출 때문에 8.1은 0점."""
+    part = check("check_rope_pairs", "rope_pairs", forbid_library=True, hidden_runs=0)
+    runs = _record(part.data, {"rope_pairs": _rope_via_library}, [0])
+    outcomes, library = judge_part_runs(part.data, runs, [0])
+    assert outcomes[0][0] and library == {"attn_lib.apply_rope", "attn_lib.rotate_half"}
+    grade = judge_question(Question("q8_1", 4.0, True, [part]), {"parts": [{"runs": runs}]}, {0: [0]})
+    assert grade.score == 0.0 and "attn_lib.apply_rope" in grade.feedback()
+
+
+def test_changing_the_inputs_in_place_cannot_move_the_reference():
+    """입력 상태를 0으로 바꾸고 0을 돌려주는 제출: 채점기는 학생에게 사본을 넘기므로 참조는 그대로이고 틀립니다."""
+    def zeroing(*states):
+        for s in states:
+            s.zero_()
+        return tuple(torch.zeros_like(s) for s in states[:3])
+
+    part = check("check_merge_softmax_states", "merge_softmax_states").data
+    assert not CHECKERS["check_merge_softmax_states"](zeroing).passed
+    outcomes, _ = judge_part_runs(part, _record(part, {"merge_softmax_states": zeroing}, [0]), [0])
+    assert outcomes[0][0] is False
+    assert not CHECKERS["check_rope_pairs"](lambda x, start, base=10000.0: x.zero_()).passed

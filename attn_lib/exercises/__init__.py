@@ -6,9 +6,9 @@
 - ``hints.py``: 알려진 실수 표 ``MISTAKES``(한국어 힌트).
 - ``engine.py``: ``CheckResult``, ``ExerciseFailure``, 비교 도구(``_run``).
 - ``references.py``: 비교에 쓰는 참조 구현과 틀린 참조, 포화 측정의 약속된 실험 ``reference_saturation``.
-- ``checkers.py``, ``checkers_models.py``: 채점 과제의 채점기 (1~4장, 5~7장).
+- ``checkers.py``, ``checkers_models.py``, ``checkers_long.py``: 채점 과제의 채점기 (1~4장, 5~7장, 8·10장).
 - ``answers.py``: 값과 선택지를 묻는 문제의 채점 도우미 (``check_value``, ``check_choice``; 답과 힌트는 숨은 테스트가 넘김).
-- ``practice.py``, ``practice_models.py``: 연습 페이지의 채점기 (1~4장, 5~7장).
+- ``practice.py``, ``practice_models.py``, ``practice_long.py``: 연습 페이지의 채점기 (1~4장, 5~7장, 8·10장).
 - ``compare.py``: 내 어텐션 함수의 가중치를 참조와 나란히 그리고 차이와 힌트를 보여 주는 보기 (``compare_attention``,
   ``compare_attention_live``).
 - ``spec.py``: 채점 과제의 문제 명세(부분: 값, 선택지, 채점기)와 형식 규칙. 한 명세가 자기 점검, 채점, Gradescope zip을 움직임.
@@ -35,6 +35,7 @@ from .checkers import (
     check_torch_mha_forward,
 )
 from .checkers_models import check_ablate_head, check_cached_step, check_cross_kv, check_gqa_attention
+from .checkers_long import check_merge_softmax_states, check_rope_pairs
 from .practice import (
     check_attention,
     check_concat_heads,
@@ -46,13 +47,15 @@ from .practice import (
     check_temperature_softmax,
 )
 from .practice_models import check_cache_causal_mask, check_cross_attention, check_kv_head_of, check_relation_shares
+from .practice_long import check_online_softmax_stats, check_rope_decode_scores
 from .compare import AttentionComparison, compare_attention, compare_attention_live
 from .selfcheck import korean_grader
 
 #: 채점 과제의 명세가 이름으로 부르는 공개 채점기 (``spec.check("check_xxx", ...)``; 모두 ``seed=`` 인자를 받음)
 CHECKERS = {fn.__name__: fn for fn in (
     check_query_for_shares, check_split_merge_seq, check_torch_mha_forward, check_key_padding_mask,
-    check_alibi_causal_mask, check_saturation, check_ablate_head, check_cross_kv, check_gqa_attention, check_cached_step)}
+    check_alibi_causal_mask, check_saturation, check_ablate_head, check_cross_kv, check_gqa_attention, check_cached_step,
+    check_rope_pairs, check_merge_softmax_states)}
 
 __all__ = [
     "MISTAKES",
@@ -78,6 +81,9 @@ __all__ = [
     "check_cross_kv",
     "check_gqa_attention",
     "check_cached_step",
+    # 채점 과제 (8장, 10장)
+    "check_rope_pairs",
+    "check_merge_softmax_states",
     # 연습 페이지
     "check_concat_heads",
     "check_param_count",
@@ -91,6 +97,8 @@ __all__ = [
     "check_cross_attention",
     "check_cache_causal_mask",
     "check_kv_head_of",
+    "check_rope_decode_scores",
+    "check_online_softmax_stats",
     # 내 어텐션과 참조를 나란히
     "AttentionComparison",
     "compare_attention",

@@ -1,8 +1,9 @@
 """라이브러리 호출 검사: 학생의 함수가 실제로 **부른** 어텐션 함수를 기록합니다 (이름이 아니라 호출).
 
 "어텐션을 직접 구현하라"는 문제에서 금지하는 것은 이미 만들어진 어텐션을 부르는 것입니다:
-``F.scaled_dot_product_attention``, ``nn.MultiheadAttention``, attn_lib의 ``scaled_dot_product_attention``과
-``MultiHeadAttention``. 코드의 글자(이름)를 보는 검사는 두 쪽으로 불공정합니다. 학생이 자기 함수를
+``F.scaled_dot_product_attention``, ``nn.MultiheadAttention``, attn_lib의 ``scaled_dot_product_attention``,
+``MultiHeadAttention``, ``blockwise_attention``, 그리고 회전 위치 임베딩을 직접 돌리는 문제를 위한 ``apply_rope``와
+``rotate_half``. 코드의 글자(이름)를 보는 검사는 두 쪽으로 불공정합니다. 학생이 자기 함수를
 ``scaled_dot_product_attention``이라고 부르면 억울하게 걸리고, ``getattr(F, "scaled_dot_product_" + "attention")``
 이나 미리 만들어 둔 별칭은 빠져나갑니다. 그래서 학생 함수를 **한 번 실행하는 동안** 무엇이 불렸는지 봅니다.
 
@@ -27,6 +28,8 @@ import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
 from ..attention import MultiHeadAttention, scaled_dot_product_attention
+from ..blockwise import blockwise_attention
+from ..rope import apply_rope, rotate_half
 
 __all__ = ["FORBIDDEN_ATTENTION", "library_calls", "check_no_library_calls"]
 
@@ -43,6 +46,9 @@ if _native_mha is not None:
 _FORBIDDEN_CODE: dict[CodeType, str] = {
     scaled_dot_product_attention.__code__: "attn_lib.scaled_dot_product_attention",
     MultiHeadAttention.forward.__code__: "attn_lib.MultiHeadAttention",
+    blockwise_attention.__code__: "attn_lib.blockwise_attention",
+    apply_rope.__code__: "attn_lib.apply_rope",  # RoPE를 직접 돌리는 문제(8.1)에서 이미 만들어진 회전
+    rotate_half.__code__: "attn_lib.rotate_half",
 }
 
 #: 안내문에 쓰는 금지 목록
