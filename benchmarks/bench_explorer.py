@@ -34,13 +34,17 @@ from attn_lib import AttentionExplorer, setup_korean_font  # noqa: E402
 from attn_lib.explorer.model import ExplorerModel  # noqa: E402
 
 WORDS = ("오늘 아침 나는 작은 도서관에서 오래된 책을 빌려 창가 자리에 앉아 천천히 읽다가 문득 웃었다 정말").split()
-# 조작기 변경 순서: 마스크, 스케일링, 시드를 번갈아 (d_k와 헤드 수는 표의 값에 고정)
-CHANGES = [("mask", "causal"), ("scaled", False), ("seed", 1), ("mask", "none"), ("scaled", True), ("seed", 0)]
+# 조작기 변경 순서: 마스크, 위치, 창, 스케일링, 시드를 번갈아 (d_k와 헤드 수는 표의 값에 고정; 창 조작기의 0 = 전체).
+# 창(그 자체로 인과)이 켜져 있을 때 마스크를 없음 <-> 인과로 바꾸면 그림이 그대로이므로 창을 끈 뒤에 바꿉니다.
+CHANGES = [("mask", "causal"), ("position", "rope"), ("window", 3), ("scaled", False), ("window", 0), ("seed", 1),
+           ("mask", "none"), ("position", "none"), ("scaled", True), ("seed", 0)]
 
 
-def naive_update(model: ExplorerModel, tokens: list[str], d_k: int, heads: int, mask: str, scaled: bool) -> bytes:
+def naive_update(model: ExplorerModel, tokens: list[str], d_k: int, heads: int, mask: str, scaled: bool,
+                 position: str = "none", window: int | None = None) -> bytes:
     """튜토리얼에 흔한 방식: 새 그림, 헤드마다 sns.heatmap(annot=True), plt.hist, 기본 dpi PNG."""
-    weights, *_ = model.weights(tokens, d_k=d_k, num_heads=heads, mask=mask, scaled=scaled)
+    weights, *_ = model.weights(tokens, d_k=d_k, num_heads=heads, mask=mask, scaled=scaled, position=position,
+                                window=window)
     w = weights.numpy()
     ncols = min(heads, 4)
     nrows = math.ceil(heads / ncols)
@@ -68,10 +72,11 @@ def time_naive(tokens: list[str], d_k: int, heads: int, repeats: int) -> list[fl
     times = []
     for i in range(repeats):
         key, value = CHANGES[i % len(CHANGES)]
-        settings = {"mask": "none", "scaled": True, key: value}
+        settings = {"mask": "none", "scaled": True, "position": "none", "window": 0, key: value}
         model = ExplorerModel(value) if key == "seed" else model
         start = time.perf_counter()
-        naive_update(model, tokens, d_k, heads, settings["mask"], settings["scaled"])
+        naive_update(model, tokens, d_k, heads, settings["mask"], settings["scaled"], settings["position"],
+                     settings["window"] or None)
         times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -107,7 +112,7 @@ def main(argv: list[str]) -> int:
     print(f"CPU {os.cpu_count()}개, torch 스레드 {torch.get_num_threads()}, matplotlib {matplotlib.__version__}, "
           f"seaborn {sns.__version__}")
     print(f"부하 (load average 1/5/15분) 시작: {load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f}")
-    print(f"반복: 순진한 방식 {args.naive_repeats}회, 탐색기 {args.repeats}회 (조작기: 마스크, 스케일링, 시드를 번갈아)")
+    print(f"반복: 순진한 방식 {args.naive_repeats}회, 탐색기 {args.repeats}회 (조작기: 마스크, 위치, 스케일링, 창, 시드를 번갈아)")
     print()
     verdict = []
     for d_k in (64, 512):

@@ -1,7 +1,7 @@
 """정적 탐색기(웹사이트, Vega)가 조작기 한 번 바꿀 때 하는 일의 시간 (`make bench`).
 
 빌드된 2장(``_build/html``)을 Debian 의 chromium 으로 열고, 첫 탐색기를 헤드 8개로 둔 뒤 조작기(d_k, 마스크,
-스케일링)를 번갈아 바꿉니다. 잰 것: 신호를 바꾼 때부터 ``view.runAsync()`` 가 끝날 때까지(데이터 흐름 계산과
+스케일링, 위치, 창)를 번갈아 바꿉니다. 잰 것: 신호를 바꾼 때부터 ``view.runAsync()`` 가 끝날 때까지(데이터 흐름 계산과
 캔버스 그리기). 기준(순진한 방식): 같은 설정의 명세로 그림을 처음부터 다시 만드는 것(``vegaEmbed`` 새로 부르기:
 명세 해석, 컴파일, 계산, 그리기). 둘 다 같은 실행에서 잽니다. 목표: 중앙값 16 ms 이하 (이슈 13, 5항).
 빌드된 사이트가 없으면 건너뜁니다 (먼저 ``make book``).
@@ -24,12 +24,15 @@ MEASURE_JS = """async ([n, naiveN]) => {
   const names = meta.params, dks = meta.dk_choices, masks = meta.masks;
   view.signal(names.heads, 8);
   await view.runAsync();
-  const settings = i => ({dk: dks[i % dks.length], mask: masks[(i >> 1) % masks.length], scaled: i % 3 !== 0});
+  // 한 번에 d_k, 마스크, 스케일링, 위치(RoPE), 창을 함께 바꿈 (위치는 4번마다, 창은 5번 가운데 2번 켬)
+  const settings = i => ({dk: dks[i % dks.length], mask: masks[(i >> 1) % masks.length], scaled: i % 3 !== 0,
+                          pos: (i >> 2) % 2 ? 'rope' : 'none', win: i % 5 < 2 ? 3 : 0});
   const fast = [];
   for (let i = 0; i < n; i++) {
     const s = settings(i);
     const t0 = performance.now();
-    view.signal(names.dk, s.dk).signal(names.mask, s.mask).signal(names.scaled, s.scaled);
+    view.signal(names.dk, s.dk).signal(names.mask, s.mask).signal(names.scaled, s.scaled)
+      .signal(names.pos, s.pos).signal(names.win, s.win);
     await view.runAsync();
     fast.push(performance.now() - t0);
   }
@@ -45,6 +48,8 @@ MEASURE_JS = """async ([n, naiveN]) => {
       if (p.name === names.mask) p.value = s.mask;
       if (p.name === names.scaled) p.value = s.scaled;
       if (p.name === names.heads) p.value = 8;
+      if (p.name === names.pos) p.value = s.pos;
+      if (p.name === names.win) p.value = s.win;
     }
     const t0 = performance.now();
     const result = await window.vegaEmbed(box, spec, {mode: 'vega-lite', renderer: 'canvas', actions: false});

@@ -199,6 +199,9 @@ def test_widget_controls_drive_the_explorer_like_set(explorer):
     {"num_heads": 17},
     {"mask": "diagonal"},
     {"seed": -1},
+    {"position": "alibi"},
+    {"window": 2},
+    {"window": True},
 ])
 def test_invalid_input_keeps_the_last_picture_and_shows_a_korean_message(explorer, bad):
     explorer.set(tokens=SENTENCE, mask="causal", num_heads=4, d_k=64, scaled=True, seed=0)
@@ -286,7 +289,7 @@ def test_display_bundle_carries_the_widget_view_and_the_static_explorer(explorer
     spec = json.loads(re.search(r'-spec">(.*?)</script>', html).group(1))
     values = {p["name"].split("_")[0]: p["value"] for p in spec["params"]}
     # KV 헤드 수를 나누지 않았으면 정적 조작기는 "헤드 수와 같게"(가장 큰 값): 헤드 수를 바꿔도 멀티헤드로 남음
-    assert values == {"dk": 64, "heads": 4, "kv": 16, "mask": "causal", "scaled": True}
+    assert values == {"dk": 64, "heads": 4, "kv": 16, "mask": "causal", "scaled": True, "pos": "none", "win": 0}
     kv_bind = next(p["bind"] for p in spec["params"] if p["name"].startswith("kv_"))
     assert kv_bind["labels"][-1] == "헤드 수와 같게" and kv_bind["options"][-1] == 16
     assert bundle["text/plain"].startswith("AttentionExplorer(")
@@ -305,20 +308,28 @@ def test_static_html_for_long_sentences_is_a_korean_note():
 # ---------------------------------------------------------------------------------------
 
 
-def browser_like_weights(grid: dict, d_k: int, heads: int, mask: str, scaled: bool, kv: int | None = None) -> np.ndarray:
-    """명세의 변환(transform)이 하는 계산을 numpy로: 펼친 점수 -> 스케일 -> 마스크 -> 소프트맥스.
-    키·밸류 헤드가 ``kv``개면 쿼리 헤드 h는 키 헤드 h // (heads / kv)의 행을 씁니다."""
+def browser_like_weights(grid: dict, d_k: int, heads: int, mask: str, scaled: bool, kv: int | None = None,
+                         position: str = "none", window: int | None = None) -> np.ndarray:
+    """명세의 변환(transform)이 하는 계산을 numpy로: 펼친 점수 -> 스케일 -> 마스크(창 포함) -> 소프트맥스.
+    키·밸류 헤드가 ``kv``개면 쿼리 헤드 h는 키 헤드 h // (heads / kv)의 행을 씁니다 (RoPE면 kv = heads).
+    모두 가려진 행은 0."""
     n, P = grid["n"], grid["P"]
-    group = heads // (heads if kv is None else min(kv, heads))
-    rows = [r for r in grid["rows"] if r["dk"] == d_k and r["h"] < heads and r["g"] == r["h"] // group]
+    rope = int(position == "rope" and d_k > 1)
+    group = 1 if position == "rope" else heads // (heads if kv is None else min(kv, heads))
+    rows = [r for r in grid["rows"] if r["dk"] == d_k and r["h"] < heads and r["g"] == r["h"] // group
+            and r["r"] == rope]
     s = np.array([r["s"] for r in sorted(rows, key=lambda r: r["h"])], dtype=np.float64).reshape(heads, P, P)
     L = P if "padding" in mask else n
     s = s[:, :L, :L] * (1 / math.sqrt(d_k) if scaled else 1.0)
     q, k = np.arange(L)[:, None], np.arange(L)[None, :]
     ok = ~(("causal" in mask) & (k > q)) & ~(("padding" in mask) & (k >= n))
+    if window:
+        ok = ok & (k <= q) & (q - k < window)
     z = np.where(ok, s, -np.inf)
-    e = np.exp(z - z.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
+    zmax = z.max(-1, keepdims=True)
+    e = np.where(ok, np.exp(z - np.where(np.isfinite(zmax), zmax, 0)), 0.0)
+    esum = e.sum(-1, keepdims=True)
+    return np.divide(e, esum, out=np.zeros_like(e), where=esum > 0)
 
 
 def test_static_grid_reproduces_attn_lib_at_random_grid_points():
@@ -341,9 +352,13 @@ def test_static_spec_is_valid_vega_lite_and_fits_the_budget():
     grid = static_grid(tokens, 0)
     assert grid["P"] == padded_length(STATIC_MAX_TOKENS)
     pairs = {(h, h >> shift) for h in range(MAX_HEADS) for shift in range(MAX_HEADS.bit_length())}
-    assert len(grid["rows"]) == len(DK_CHOICES) * len(pairs) == len(DK_CHOICES) * 65
+    # 위치 없음: d_k마다 65쌍. RoPE: d_k >= 2마다 h = g인 16쌍 (static_data의 예산 결정)
+    assert len(grid["rows"]) == len(DK_CHOICES) * len(pairs) + (len(DK_CHOICES) - 1) * MAX_HEADS
+    assert len(pairs) == 65
     spec = explorer_spec(grid, d_k=64, num_heads=8, mask="padding", scaled=False)
     altair.VConcatChart.from_dict(spec, validate=True)  # Altair에 든 Vega-Lite 스키마로 검사
+    spec = explorer_spec(grid, d_k=64, num_heads=8, mask="causal", scaled=True, position="rope", window=3)
+    altair.VConcatChart.from_dict(spec, validate=True)
     html = explorer_html(tokens, 0)
     data = re.search(r'-spec">(.*?)</script>', html).group(1).encode("utf-8")
     # 예산은 전송량(gzip)으로: 점수는 무작위에 가까워 잘 줄지 않고, 글 요약은 잘 줄어듭니다.
@@ -499,3 +514,202 @@ def test_static_summary_has_a_line_per_head_for_every_kv_setting():
         rows = table["index"][summary_key(64, "causal", True, shift)][:heads]
         weights, *_ = model.weights(tokens, d_k=64, num_heads=heads, mask="causal", scaled=True, num_kv_heads=kv)
         assert [table["lines"][i] for i in rows] == describe_heads(weights, tokens, tokens)
+
+
+# ---------------------------------------------------------------------------------------
+# 위치(RoPE)와 창 (이슈 29)
+# ---------------------------------------------------------------------------------------
+
+
+def rope_reference(model: ExplorerModel, tokens: list[str], d_k: int, heads: int, kv: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """탐색기와 따로: 임베딩 -> 투영 -> 같은 성분(가장 빠른 평면) 더하기 -> attn_lib.rope.apply_rope."""
+    from attn_lib.explorer.model import ROPE_SHARED_GAIN
+    from attn_lib.rope import apply_rope
+
+    x = model.embed(tokens)
+    q = torch.einsum("le,hed->hld", x, model.W_q[:heads, :, :d_k])
+    k = torch.einsum("le,hed->hld", x, model.W_k[:kv, :, :d_k])
+    radius = math.sqrt(ROPE_SHARED_GAIN * math.sqrt(d_k))
+    u = torch.zeros(kv, d_k)
+    for g in range(kv):
+        angle = float(model.shared_angle[g])
+        u[g, 0], u[g, d_k // 2] = radius * math.cos(angle), radius * math.sin(angle)
+    q = q + u[torch.arange(heads) // (heads // kv), None, :]
+    k = k + u[:, None, :]
+    pos = torch.arange(len(tokens))
+    return apply_rope(q, pos), apply_rope(k, pos)
+
+
+def window_reference(mask: str, L: int, n: int, window: int | None) -> torch.Tensor:
+    """마스크와 창을 탐색기와 따로 (attn_lib.masks.sliding_window_mask와 손으로 쓴 인과·패딩의 논리곱)."""
+    from attn_lib.masks import sliding_window_mask
+
+    q, k = torch.arange(L)[:, None], torch.arange(L)[None, :]
+    allowed = torch.ones(L, L, dtype=torch.bool)
+    if "causal" in mask:
+        allowed &= k <= q
+    if "padding" in mask:
+        allowed &= k < n
+    if window is not None:
+        allowed &= sliding_window_mask(L, L, window)
+    return allowed
+
+
+@pytest.mark.parametrize("mask", MASKS)
+@pytest.mark.parametrize("position, window", [("rope", None), ("none", 3), ("rope", 3)])
+def test_position_and_window_give_attn_lib_weights_computed_directly(explorer, mask, position, window):
+    n = len(SENTENCE.split())
+    model = ExplorerModel(0)
+    for d_k, heads, kv, scaled in [(2, 2, 2, True), (64, 8, 2, True), (512, 4, 4, False), (1, 4, 1, True)]:
+        state = explorer.set(tokens=SENTENCE, seed=0, d_k=d_k, num_heads=heads, num_kv_heads=kv, mask=mask,
+                             scaled=scaled, position=position, window=window)
+        assert state["error"] == "" and state["position"] == position and state["window"] == window
+        shown = explorer.shown_tokens()
+        L = len(shown)
+        if position == "rope" and d_k > 1:
+            q, k = rope_reference(model, shown, d_k, heads, kv)
+        else:  # d_k = 1: 돌릴 짝이 없어 위치 없음과 같음
+            q, k = model.queries_keys(shown, d_k, heads, kv)
+        torch.testing.assert_close(explorer.query, q)
+        torch.testing.assert_close(explorer.key, k)
+        allowed = window_reference(mask, L, n, window)
+        scores = torch.einsum("hld,hsd->hls", q.double(), k.double()[torch.arange(heads) // (heads // kv)])
+        scores = scores / math.sqrt(d_k) if scaled else scores
+        empty = ~allowed.any(-1)  # 모두 가려진 행 (패딩 + 창의 [PAD] 쿼리): attn_lib은 0
+        expected = torch.softmax(scores.masked_fill(~allowed, float("-inf")), -1).nan_to_num(0.0).float()
+        w = explorer.weights
+        torch.testing.assert_close(w, expected, atol=1e-5, rtol=1e-4)
+        assert bool((w[:, ~allowed] == 0).all())  # 가려진 칸은 정확히 0
+        sums = w.sum(-1)  # (H, L)
+        torch.testing.assert_close(sums[:, ~empty], torch.ones_like(sums[:, ~empty]))
+        assert bool((sums[:, empty] == 0).all())
+        if window is not None:
+            assert bool((w.triu(1) == 0).all())  # 창은 그 자체로 인과
+        torch.testing.assert_close(explorer.forward(), w)
+    explorer.set(d_k=64, num_heads=4, num_kv_heads=4, mask="none", scaled=True, position="none", window=None)
+
+
+def test_window_with_padding_empties_the_pad_rows_that_see_only_pad():
+    ex = AttentionExplorer(tokens=SENTENCE, mask="padding", window=3, num_heads=2)
+    n, P = len(SENTENCE.split()), padded_length(len(SENTENCE.split()))
+    empty_rows = [i for i in range(P) if i - 2 >= n]  # 창 (i-2..i) 안이 모두 [PAD]
+    assert empty_rows and (ex.weights[:, empty_rows] == 0).all()
+    assert torch.allclose(ex.weights[:, : n + 2].sum(-1), torch.ones(2, n + 2))
+
+
+def diagonal_share(weights: torch.Tensor, allowed: torch.Tensor) -> float:
+    """가중치의 분산 가운데 대각선(거리 q - k)마다의 평균으로 설명되는 몫 (1이면 거리에만 달림)."""
+    w = weights.double()
+    L = w.shape[-1]
+    dist = torch.arange(L)[:, None] - torch.arange(L)[None, :]
+    total = resid = 0.0
+    for h in range(w.shape[0]):
+        vals = w[h][allowed]
+        total += float(((vals - vals.mean()) ** 2).sum())
+        for d in dist[allowed].unique():
+            cell = w[h][allowed & (dist == d)]
+            resid += float(((cell - cell.mean()) ** 2).sum())
+    return 1 - resid / total
+
+
+def test_rope_weights_depend_only_on_distance_for_a_repeated_token():
+    """같은 토큰을 되풀이하면 RoPE의 가중치는 대각선(같은 거리)을 따라 같고, 위치 없음이면 모든 칸이 같습니다."""
+    ex = AttentionExplorer(tokens="가 가 가 가 가 가 가 가", num_heads=4, d_k=64, mask="none", position="rope")
+    # 행마다 보는 키의 거리 집합이 달라 정규화가 다르므로, 소프트맥스 전의 점수로 봅니다
+    scores = torch.einsum("hld,hsd->hls", ex.query, ex.key)
+    for d in range(-7, 8):
+        diag = torch.diagonal(scores, offset=d, dim1=1, dim2=2)
+        torch.testing.assert_close(diag, diag[:, :1].expand_as(diag), atol=1e-3, rtol=1e-4)
+    assert not torch.allclose(scores[:, 0, 0], scores[:, 0, 1], atol=1e-2)  # 거리에 따라 다름
+    ex.set(position="none")
+    torch.testing.assert_close(ex.weights, torch.full_like(ex.weights, 1 / 8))  # 위치 정보가 없으면 구별 못함
+
+
+def test_rope_makes_the_explorer_scores_follow_the_distance():
+    """탐색기의 기본 문장에서 RoPE를 켜면 점수가 대각선을 따라 비슷해집니다: 거리로 설명되는 몫이 모든 d_k >= 2에서
+    위치 없음보다 0.2 넘게 크고(인과 마스크의 가중치도), 같은 성분의 점수는 정확히 |u|^2 cos(m - n)입니다.
+    (마스크 없음의 가중치는 소프트맥스가 눌러 d_k = 8에서 몫이 거의 같으므로 조작기 설명은 점수로 말합니다.)"""
+    from attn_lib.explorer.model import ROPE_SHARED_GAIN
+    from attn_lib.rope import apply_rope
+
+    model = ExplorerModel(0)
+    tokens = SENTENCE.split()
+    L = len(tokens)
+    everything, causal = window_reference("none", L, L, None), window_reference("causal", L, L, None)
+    shares = {}
+    for d_k in DK_CHOICES[1:]:
+        for position in ("none", "rope"):
+            q, k = model.queries_keys(tokens, d_k, 4, 4, position)
+            shares[d_k, position] = diagonal_share(q @ k.transpose(-2, -1), everything)
+            w, *_ = model.weights(tokens, d_k=d_k, num_heads=4, mask="causal", scaled=True, position=position)
+            shares[d_k, position, "causal"] = diagonal_share(w, causal)
+        assert shares[d_k, "rope"] > shares[d_k, "none"] + 0.2, shares
+        assert shares[d_k, "rope", "causal"] > shares[d_k, "none", "causal"] + 0.2, shares
+        u = model.shared_component(d_k, 1).expand(L, d_k)  # 모든 위치에 같은 벡터
+        pos = torch.arange(L)
+        ru = apply_rope(u.double(), pos)
+        dist = (pos[:, None] - pos[None, :]).double()
+        torch.testing.assert_close(ru @ ru.T, ROPE_SHARED_GAIN * math.sqrt(d_k) * torch.cos(dist), atol=1e-5, rtol=1e-5)
+
+
+def test_position_and_window_controls_drive_the_explorer_and_are_labelled_in_korean(explorer):
+    explorer.set(tokens=SENTENCE, mask="none", num_heads=4, d_k=64, scaled=True, seed=0, position="none", window=None)
+    controls = explorer.controls
+    assert [label for label, _ in controls["position"].options] == ["없음", "RoPE"]
+    assert [label for label, _ in controls["window"].options] == ["전체", "3"]
+    assert controls["position"].description == "위치" and controls["window"].description == "창"
+    png, w0 = explorer.image, explorer.weights.clone()
+    controls["position"].value = "rope"
+    assert explorer.state["position"] == "rope" and explorer.image != png and not torch.equal(explorer.weights, w0)
+    png = explorer.image
+    controls["window"].value = 3
+    assert explorer.state["window"] == 3 and explorer.image != png
+    assert bool((explorer.weights.tril(-3) == 0).all() and (explorer.weights.triu(1) == 0).all())
+    controls["window"].value = 0  # 전체
+    assert explorer.state["window"] is None and controls["window"].value == 0
+    explorer.set(window=3)
+    assert controls["window"].value == 3
+    assert "위치 RoPE, 창 3" in explorer._summary.value
+    explorer.set(position="none", window=None)
+    assert controls["position"].value == "none" and controls["window"].value == 0
+    assert "위치" not in explorer._summary.value.split("</p>")[0]
+
+
+def test_static_grid_reproduces_attn_lib_with_position_and_window_at_random_grid_points():
+    tokens = SENTENCE.split()
+    grid = static_grid(tokens, 0)
+    model = ExplorerModel(0)
+    rng = random.Random(2)
+    for i in range(24):
+        d_k, heads = rng.choice(DK_CHOICES), rng.choice(STATIC_HEADS)
+        mask, scaled = MASKS[i % 4], i % 8 < 4
+        position, window = [("rope", None), ("none", 3), ("rope", 3)][i % 3]
+        kv = rng.choice([k for k in STATIC_HEADS if k <= heads])
+        shown = grid["tokens"] if "padding" in mask else tokens
+        kv_eff = heads if position == "rope" else kv  # 정적 탐색기: RoPE면 KV 헤드 수 = 헤드 수
+        expected, *_ = model.weights(shown, d_k=d_k, num_heads=heads, mask=mask, scaled=scaled, num_kv_heads=kv_eff,
+                                     position=position, window=window)
+        got = browser_like_weights(grid, d_k, heads, mask, scaled, kv, position, window)
+        np.testing.assert_allclose(got, expected.numpy(), atol=1e-3,
+                                   err_msg=str((d_k, heads, kv, mask, scaled, position, window)))
+
+
+def test_static_summary_covers_position_and_window_without_kv_groups():
+    from attn_lib.explorer import summary_key, summary_table
+    from attn_lib.explorer.model import shown_tokens
+    from attn_lib.explorer.texts import NO_SUMMARY
+    from attn_lib.viz.describe import describe_heads
+
+    tokens = SENTENCE.split()
+    table = summary_table(tokens, 0)
+    model = ExplorerModel(0)
+    for d_k, mask, position, window in [(64, "causal", "rope", None), (8, "padding", "none", 3), (2, "none", "rope", 3)]:
+        shown = shown_tokens(tokens, mask)
+        rows = table["index"][summary_key(d_k, mask, True, 0, position, window)]
+        weights, *_ = model.weights(shown, d_k=d_k, num_heads=16, mask=mask, scaled=True, position=position,
+                                    window=window)
+        assert [table["lines"][i] for i in rows] == describe_heads(weights, shown, shown)
+    # 창과 KV 헤드 나누기를 함께 고른 설정은 미리 계산하지 않음 (불러오기 스크립트가 안내 한 줄)
+    assert summary_key(64, "none", True, 1, "none", 3) not in table["index"]
+    html = explorer_html(tokens, 0, num_heads=8, num_kv_heads=2, window=3)
+    assert NO_SUMMARY in html

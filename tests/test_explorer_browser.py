@@ -63,7 +63,8 @@ PROBE_JS = """
     const view = window.__attnExplorers[id], names = meta(id).params;
     view.signal(names.dk, pt.dk).signal(names.heads, pt.heads)
         .signal(names.kv, pt.kv === undefined ? pt.heads : pt.kv)
-        .signal(names.mask, pt.mask).signal(names.scaled, pt.scaled);
+        .signal(names.mask, pt.mask).signal(names.scaled, pt.scaled)
+        .signal(names.pos, pt.pos || "none").signal(names.win, pt.win || 0);
     await view.runAsync();
     return read(view);
   }
@@ -112,16 +113,21 @@ def open_explorers(open_page: Callable[..., OfflinePage], docname: str, **kwargs
 def expected(meta: dict, model: ExplorerModel, pt: dict):
     tokens = shown_tokens(meta["tokens"], pt["mask"])
     kv = min(pt.get("kv", pt["heads"]), pt["heads"])  # 헤드 수보다 큰 KV 헤드 수는 헤드 수로 봄
+    position = pt.get("pos", "none")
+    kv = pt["heads"] if position == "rope" else kv  # 정적 탐색기: RoPE면 KV 헤드 수 = 헤드 수 (static_data)
     weights, *_ = model.weights(tokens, d_k=pt["dk"], num_heads=pt["heads"], mask=pt["mask"], scaled=pt["scaled"],
-                                num_kv_heads=kv)
+                                num_kv_heads=kv, position=position, window=pt.get("win") or None)
     return weights
 
 
 def grid_points(meta: dict, rng: random.Random) -> list[dict]:
     points = [{"dk": rng.choice(meta["dk_choices"]), "heads": rng.choice(meta["heads_choices"]),
                "kv": rng.choice(meta["heads_choices"]),
-               "mask": meta["masks"][i % 4], "scaled": (i // 4) % 2 == 0} for i in range(POINTS_PER_EXPLORER)]
+               "mask": meta["masks"][i % 4], "scaled": (i // 4) % 2 == 0,
+               "pos": ("none", "rope")[(i // 3) % 2], "win": (0, 3)[(i // 2) % 2]} for i in range(POINTS_PER_EXPLORER)]
     assert any(p["kv"] < p["heads"] for p in points)  # 그룹 쿼리 어텐션인 점도 있음
+    # 위치(없음/RoPE)와 창(전체/3)의 네 조합이 모두 있음
+    assert {(p["pos"], p["win"]) for p in points} == {("none", 0), ("none", 3), ("rope", 0), ("rope", 3)}
     assert {p["mask"] for p in points} == set(meta["masks"]) and {p["scaled"] for p in points} == {True, False}
     return points
 
@@ -188,7 +194,7 @@ def test_explorers_draw_the_same_numbers_as_attn_lib(
             # 죽은 ipywidgets 조작기 대신 Vega 조작기: 같은 출력 안에 jupyter-widgets 가 없음
             cell = root.locator("xpath=ancestor::div[contains(@class, 'cell_output')][1]")
             assert cell.locator(".jupyter-widgets, .widget-subarea").count() == 0, f"{docname}: 죽은 위젯"
-            assert root.locator(".vega-bind").count() == 5
+            assert root.locator(".vega-bind").count() == 7  # d_k, 헤드 수, KV 헤드 수, 마스크, 스케일링, 위치, 창
             assert root.locator("canvas").count() == 1
             model = ExplorerModel(meta["seed"])
             for pt in grid_points(meta, rng):
@@ -311,11 +317,10 @@ INPUT_CLOCK_JS = """
 CONTROL_STATE_JS = """
 (root) => {
   const selects = root.querySelectorAll('select');  // d_k, KV 헤드 수
-  const radios = Array.from(root.querySelectorAll('input[type=radio]:checked'));
-  const heads = radios.find(r => /^\\d+$/.test(r.value));
-  const mask = radios.find(r => !/^\\d+$/.test(r.value));
+  // 라디오 묶음의 순서: 헤드 수, 마스크, 위치, 창 (spec.py 의 params 순서)
+  const [heads, mask, pos, win] = Array.from(root.querySelectorAll('input[type=radio]:checked'));
   return {dk: Number(selects[0].value), heads: Number(heads.value), kv: Number(selects[1].value), mask: mask.value,
-          scaled: root.querySelector('input[type=checkbox]').checked};
+          scaled: root.querySelector('input[type=checkbox]').checked, pos: pos.value, win: Number(win.value)};
 }
 """
 
@@ -352,7 +357,7 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
             # 라디오 묶음은 화면 낭독기에 이름 있는 묶음이어야 합니다 (role=radiogroup + 한국어 이름)
             groups = root.locator("[role=radiogroup]").evaluate_all(
                 "els => els.map(g => document.getElementById(g.getAttribute('aria-labelledby')).textContent.trim())")
-            assert groups == ["헤드 수", "마스크"], f"{docname}: 라디오 묶음 이름 {groups}"
+            assert groups == ["헤드 수", "마스크", "위치", "창"], f"{docname}: 라디오 묶음 이름 {groups}"
             state = root.evaluate(CONTROL_STATE_JS)
             previous = page.evaluate("(id) => window.__attnSettle(id)", eid)
             mask_order = list(meta["masks"])
@@ -421,10 +426,25 @@ def test_explorer_controls_respond_to_real_clicks_and_keys(
             readout = next(t for t in titles if t.startswith("KV 캐시 (토큰 하나, 층 하나, float32):"))
             assert f"KV 헤드 2 × d_k {state['dk']} × 4바이트 = {2 * 2 * state['dk'] * 4:,}바이트" in readout, readout
 
+            # 9) 위치: 'RoPE' 라벨 클릭 (KV 헤드 수는 헤드 수로 봄: 그룹 제목이 사라짐), 10) 창: '3' 라벨 클릭
+            state = {**state, "pos": "rope"}
+            act("위치 RoPE (클릭)", lambda: root.locator("label:has(> input[type=radio][value='rope'])").click(), state)
+            titles = page.evaluate("(id) => window.__attnProbe.read(window.__attnExplorers[id]).texts", eid)
+            assert not any("KV 그룹" in t for t in titles), titles
+            state = {**state, "win": 3}
+            act("창 3 (클릭)", lambda: root.locator("label:has(> input[type=radio][value='3'])").click(), state)
+            caption = root.locator(f"#{eid}-summary .attn-explorer-summary-caption").text_content()
+            assert caption.endswith("위치 RoPE, 창 3)"), caption
+            # 11) 위치를 없음으로: 창 3과 KV 헤드 2개를 함께 고른 설정은 글 요약이 없다는 안내 한 줄 (미리 계산하지 않음)
+            root.locator("label:has(> input[type=radio][value='none'])").nth(1).click()
+            page.evaluate("(id) => window.__attnSettle(id)", eid)
+            assert root.evaluate(CONTROL_STATE_JS)["pos"] == "none"
+            lines = root.locator(f"#{eid}-summary li").all_text_contents()
+            assert lines == [meta["no_summary"]], lines
             root.screenshot(path=str(screenshot_dir / f"explorer__{docname.replace('/', '__')}__{eid}__after_input.png"))
         assert not unexpected_messages(probe), probe.page_errors + probe.console_errors
         assert not probe.external_requests, probe.external_requests
-    assert steps_checked >= 7 * len(pages)
+    assert steps_checked >= 9 * len(pages)
     report = {name: {"n": len(v), "median_ms": statistics.median(v), "max_ms": max(v)} for name, v in timings.items()}
     print("\n입력 -> 다음 화면까지 (ms, Playwright 왕복 포함 상한):")
     for name, row in report.items():
@@ -479,9 +499,10 @@ FIT_JS = """async ([id, states]) => {
   const names = JSON.parse(document.getElementById(id + '-meta').textContent).params;
   const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
   const out = [];
-  for (const [heads, mask, kv] of states) {
+  for (const [heads, mask, kv, pos, win] of states) {
     if (heads !== null) {
-      view.signal(names.heads, heads).signal(names.mask, mask).signal(names.kv, kv);
+      view.signal(names.heads, heads).signal(names.mask, mask).signal(names.kv, kv)
+          .signal(names.pos, pos || 'none').signal(names.win, win || 0);
       await view.runAsync();
     }
     await frame();
@@ -500,6 +521,7 @@ FIT_JS = """async ([id, states]) => {
     const b = view.scenegraph().root.bounds, pad = view.padding();
     out.push({
       heads: Number(view.signal(names.heads)), mask: view.signal(names.mask), kv: Number(view.signal(names.kv)),
+      pos: view.signal(names.pos), win: Number(view.signal(names.win)),
       columns: view.signal('attnColumns'), placed: new Set(cells.map(c => Math.round(c.x))).size,
       box: root.clientWidth, scroll: root.scrollWidth,
       embedRight: embed.getBoundingClientRect().right - left, canvasRight: canvas.getBoundingClientRect().right - left,
@@ -518,6 +540,7 @@ FIT_JS = """async ([id, states]) => {
 FIT_HEADS = (1, 8, 16)
 FIT_MASKS = ("none", "causal", "padding", "causal+padding")
 FIT_KV = (1, 2, 4, 8, 16)  # 16 = "헤드 수와 같게"
+FIT_POSITION_WINDOW = (("rope", 0), ("none", 3), ("rope", 3))  # (위치, 창): 0 = 전체
 COLUMN_GAP = 20  # spec.py 의 facet "spacing"
 GROUP_COLOURS = ("#0072B2", "#D55E00")  # spec.py 의 header labelColor: KV 그룹 번호가 짝수 / 홀수
 MAX_COLUMNS = 4
@@ -537,7 +560,7 @@ def whole_view_screenshot(page: Any, view: Any, path: Path) -> None:
 
 def check_fit(where: str, row: dict) -> None:
     """한 조작기 값에서: 상자 안에 들고(가로 스크롤 없음), 캔버스 안에 다 그려지고, 헤드가 모두 있고, 열을 아끼지 않음."""
-    state = f"{where} 헤드 {row['heads']}, 마스크 {row['mask']}, KV {row['kv']}: {row}"
+    state = f"{where} 헤드 {row['heads']}, 마스크 {row['mask']}, KV {row['kv']}, 위치 {row['pos']}, 창 {row['win']}: {row}"
     assert row["embedRight"] <= row["box"] + 0.5 and row["canvasRight"] <= row["box"] + 0.5, f"상자보다 넓음 {state}"
     assert row["scroll"] <= row["box"], f"상자 안에서 옆으로 밀어야 보임 {state}"
     assert row["sceneW"] <= row["canvasW"] + 1 and row["sceneH"] <= row["canvasH"] + 1, f"캔버스에서 잘림 {state}"
@@ -558,9 +581,13 @@ def check_fit(where: str, row: dict) -> None:
 def test_explorers_fit_their_box_at_every_head_count_mask_and_kv_setting(
     viewport: str, open_offline_page: Callable[..., OfflinePage], pages: list[str], screenshot_dir: Path
 ) -> None:
-    """휴대폰(390 px)과 노트북(1280 px)에서 모든 탐색기가 헤드 1, 8, 16개 x 마스크 네 가지 x KV 헤드 수 다섯 가지에서
-    상자보다 넓지 않습니다. 열 수는 패널의 실제 폭(제목, 쿼리 이름)으로 고른 것이고, 한 열을 더 놓으면 넘칩니다."""
-    states = [[h, m, kv] for h in FIT_HEADS for m in FIT_MASKS for kv in FIT_KV]
+    """휴대폰(390 px)과 노트북(1280 px)에서 모든 탐색기가 헤드 1, 8, 16개 x 마스크 네 가지 x KV 헤드 수 다섯 가지에서,
+    그리고 위치(RoPE)와 창(3)을 켠 세 조합에서는 헤드 1, 8, 16개 x 마스크 네 가지 x KV 헤드 2, 16개에서
+    상자보다 넓지 않습니다. 열 수는 패널의 실제 폭(제목, 쿼리 이름)으로 고른 것이고, 한 열을 더 놓으면 넘칩니다.
+    조작기 묶음(.attn-explorer-controls)도 상자 안에 듭니다."""
+    states = [[h, m, kv, "none", 0] for h in FIT_HEADS for m in FIT_MASKS for kv in FIT_KV]
+    states += [[h, m, kv, pos, win] for pos, win in FIT_POSITION_WINDOW for h in FIT_HEADS for m in FIT_MASKS
+               for kv in (2, 16)]
     report = {}
     for docname in pages:
         probe, metas = open_explorers(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport])
@@ -575,7 +602,11 @@ def test_explorers_fit_their_box_at_every_head_count_mask_and_kv_setting(
             rows = page.evaluate(FIT_JS, [eid, states])
             for row in rows:
                 check_fit(f"{viewport} {docname}", row)
-            assert {(r["heads"], r["mask"], r["kv"]) for r in rows} == {tuple(s) for s in states}
+            assert {(r["heads"], r["mask"], r["kv"], r["pos"], r["win"]) for r in rows} == {tuple(s) for s in states}
+            controls = root.locator(".attn-explorer-controls").evaluate(
+                "e => ({right: e.getBoundingClientRect().right, scroll: e.scrollWidth, width: e.clientWidth})")
+            box_right = root.evaluate("e => e.getBoundingClientRect().right")
+            assert controls["right"] <= box_right + 0.5 and controls["scroll"] <= controls["width"], (viewport, controls)
             # 마지막 설정(헤드 16개, 인과+패딩, KV 16)과 가장 넓은 제목(헤드 16개, 마스크 없음, KV 2)
             whole_view_screenshot(page, root.locator(".attn-explorer-view"), screenshot_dir / f"{name}__16.png")
             page.evaluate(FIT_JS, [eid, [[16, "none", 2]]])

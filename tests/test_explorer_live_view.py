@@ -71,9 +71,12 @@ def test_masked_cells_are_grey_and_unmasked_zero_weight_cells_are_not():
     assert all(cell_colour(figure, image, h, q, k) != GREY for h in range(2) for q in range(3) for k in range(3))
 
 
+@pytest.mark.parametrize("window", [None, 3])
 @pytest.mark.parametrize("mask", ["none", "causal", "padding", "causal+padding"])
-def test_live_explorer_greys_exactly_the_masked_cells(mask):
-    ex = AttentionExplorer(tokens=SENTENCE, num_heads=4, mask=mask)
+def test_live_explorer_greys_exactly_the_masked_cells(mask, window):
+    """창(3)은 마스크와 함께 걸립니다: 회색 칸이 정확히 두 조건 중 하나라도 막은 칸이고, RoPE를 켜도 같습니다."""
+    ex = AttentionExplorer(tokens=SENTENCE, num_heads=4, mask=mask, window=window,
+                           position="rope" if window else "none")
     figure = ex._figure(4, ex.shown_tokens())
     image = pixels(ex.image)
     H, L, S = ex.weights.shape
@@ -83,7 +86,10 @@ def test_live_explorer_greys_exactly_the_masked_cells(mask):
                      for h in range(H)])
     assert (grey == ~allowed).all(), f"{mask}: 회색 칸과 가려진 칸이 다릅니다"
     assert (ex.weights.numpy()[~allowed] == 0).all()  # 가려진 칸의 가중치는 여전히 0 (회색은 그리기만)
-    assert (mask == "none") == (not grey.any())
+    assert (mask == "none" and window is None) == (not grey.any())
+    if window is not None:  # 창 밖(대각선 위, 또는 두 칸보다 먼 과거)은 모두 회색
+        q, k = np.arange(L)[:, None], np.arange(L)[None, :]
+        assert grey[:, (k > q) | (q - k >= window)].all()
 
 
 def test_grey_has_a_legend_under_the_colour_bar():
@@ -306,3 +312,17 @@ def test_live_explorer_width_narrows_the_figure_without_shrinking_the_heatmaps()
     assert len(sizes) == 1  # 히트맵 크기는 같음
     with pytest.raises(ValueError, match="width"):
         AttentionExplorer(tokens=SENTENCE, width=100)
+
+
+def test_position_and_window_controls_sit_in_one_wrapping_row_under_the_mask():
+    """위치·창 조작기는 마스크 바로 아래 한 줄(좁으면 줄바꿈)에 있고, 설명 줄이 창과 마스크를 함께 거는 방식을 말합니다."""
+    ex = AttentionExplorer(tokens=SENTENCE)
+    order = list(ex.widget.children)
+    row = order[order.index(ex.controls["mask"]) + 1]
+    assert isinstance(row, widgets.HBox) and list(row.children) == [ex.controls["position"], ex.controls["window"]]
+    assert row.layout.flex_flow == "row wrap"
+    lines = {name: line for name, _, line in LIVE_CONTROL_HELP}
+    assert "인과·패딩 마스크와는 함께 걸려" in lines["window"] and "d_k = 1" in lines["position"]
+    png = ex.image
+    ex.controls["position"].value = "rope"
+    assert ex.image != png and ex.state["position"] == "rope"

@@ -20,6 +20,10 @@ from .model import (
     MASK_LABELS,
     MASKS,
     MAX_HEADS,
+    POSITION_LABELS,
+    POSITIONS,
+    WINDOW_LABELS,
+    WINDOWS,
     ExplorerModel,
     kv_head_choices,
     single_thread,
@@ -40,11 +44,13 @@ __all__ = ["AttentionExplorer", "kv_readout"]
 #: (8 에서는 ``description_tooltip`` 이 경고를 내는 옛 이름이라 둘을 가립니다)
 _TOOLTIP = "tooltip" if widgets.IntSlider.class_traits().get("tooltip") is not None else "description_tooltip"
 _FIGURE_CACHE = 8  # (헤드 수, 보이는 토큰)마다 그림 하나, 최근 것 몇 개만 보관
-_SETTINGS = ("tokens", "d_k", "num_heads", "num_kv_heads", "mask", "scaled", "seed")
+_SETTINGS = ("tokens", "d_k", "num_heads", "num_kv_heads", "mask", "scaled", "position", "window", "seed")
+#: 창 조작기(ToggleButtons)의 값: ``None``(전체)은 선택 위젯에서 "고른 것 없음"이라 0으로 둡니다
+_WINDOW_WIDGET = {None: 0}
 
 
 class AttentionExplorer:
-    """어텐션 탐색기: d_k, 헤드 수, 마스크, 스케일링, 시드, 문장을 바꾸며 헤드별 히트맵과 포화 히스토그램을 봅니다.
+    """어텐션 탐색기: d_k, 헤드 수, 마스크, 스케일링, 위치(RoPE), 창, 시드, 문장을 바꾸며 헤드별 히트맵과 포화 히스토그램을 봅니다.
 
     모델은 ``model.ExplorerModel``입니다(학습하지 않은 무작위 투영). 가중치는
     ``scaled_dot_product_attention``을 탐색기 자신의 쿼리·키에 적용한 값이고 ``weights``에 남습니다.
@@ -65,6 +71,8 @@ class AttentionExplorer:
             헤드 수를 바꿨을 때 나누어떨어지지 않으면 헤드 수로 돌아갑니다.
         mask: ``"none"``, ``"causal"``, ``"padding"``, ``"causal+padding"`` (또는 없음/인과/패딩/인과+패딩).
         scaled: ``1/sqrt(d_k)`` 스케일링 여부.
+        position: 위치 정보 ``"none"``(없음) 또는 ``"rope"`` (``model.ExplorerModel.queries_keys``).
+        window: 창 ``None``(전체) 또는 ``3``: 쿼리마다 자기와 앞쪽 두 키만 (``model.explorer_mask``, 마스크와 함께 걸림).
         dpi: 그림 해상도.
         width: 그림이 들어갈 폭 (CSS px, 기본 ``DEFAULT_WIDTH`` = 840: 1280 px 화면의 JupyterLab 셀 폭 848 px 안). 한 줄에 놓는
             헤드 수를 이 폭 안에 드는 만큼으로 고릅니다(토큰 이름, 헤드 제목, 색 막대의 실제 폭으로; ``live_layout``).
@@ -88,12 +96,14 @@ class AttentionExplorer:
         num_kv_heads: int | None = None,
         mask: str = "none",
         scaled: bool = True,
+        position: str = "none",
+        window: int | None = None,
         dpi: int = 88,
         width: int = DEFAULT_WIDTH,
     ) -> None:
         settings = _validate({"tokens": tokens, "seed": seed, "d_k": d_k, "num_heads": num_heads,
                               "num_kv_heads": num_heads if num_kv_heads is None else num_kv_heads,
-                              "mask": mask, "scaled": scaled})
+                              "mask": mask, "scaled": scaled, "position": position, "window": window})
         self._settings = settings
         self._dpi = dpi
         if isinstance(width, bool) or not isinstance(width, int) or width < 200:
@@ -117,6 +127,12 @@ class AttentionExplorer:
             "mask": widgets.ToggleButtons(options=[(MASK_LABELS[m], m) for m in MASKS], value=settings["mask"],
                                           description="마스크", style={**style, "button_width": "6.5em"}),
             "scaled": widgets.Checkbox(settings["scaled"], description="1/√d_k 스케일링", indent=False),
+            "position": widgets.ToggleButtons(options=[(POSITION_LABELS[p], p) for p in POSITIONS],
+                                              value=settings["position"], description="위치",
+                                              style={**style, "button_width": "5em"}),
+            "window": widgets.ToggleButtons(options=[(WINDOW_LABELS[w], _WINDOW_WIDGET.get(w, w)) for w in WINDOWS],
+                                            value=_WINDOW_WIDGET.get(settings["window"], settings["window"]),
+                                            description="창", style={**style, "button_width": "4em"}),
             "seed": widgets.IntText(settings["seed"], description="시드", style=style,
                                     layout=widgets.Layout(width="9em")),
         }
@@ -138,7 +154,9 @@ class AttentionExplorer:
         self.widget = widgets.VBox([
             widgets.HBox([c["tokens"], c["seed"]]),
             widgets.HBox([c["d_k"], c["num_heads"], c["num_kv_heads"], c["scaled"]]),
-            c["mask"], self._help, self._message, self._image, self._how_to_read, self._kv_readout, self._summary,
+            c["mask"],
+            widgets.HBox([c["position"], c["window"]], layout=widgets.Layout(flex_flow="row wrap")),
+            self._help, self._message, self._image, self._how_to_read, self._kv_readout, self._summary,
         ])
         self._redraw()
 
@@ -174,7 +192,8 @@ class AttentionExplorer:
         """주어진 설정(생략하면 지금 설정)의 어텐션 가중치를 그리지 않고 계산합니다.
 
         Args:
-            **settings: ``d_k``, ``num_heads``, ``mask``, ``scaled``, ``seed``, ``tokens`` 중 일부.
+            **settings: ``d_k``, ``num_heads``, ``num_kv_heads``, ``mask``, ``scaled``, ``position``, ``window``,
+                ``seed``, ``tokens`` 중 일부.
 
         Returns:
             어텐션 가중치.
@@ -189,7 +208,8 @@ class AttentionExplorer:
         model = self._model if s["seed"] == self._model.seed else ExplorerModel(s["seed"])
         tokens = explorer_tokens(s["tokens"], s["mask"])
         weights, _, _, _ = model.weights(tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"],
-                                         scaled=s["scaled"], num_kv_heads=s["num_kv_heads"])
+                                         scaled=s["scaled"], num_kv_heads=s["num_kv_heads"], position=s["position"],
+                                         window=s["window"])
         return weights
 
     def _redraw(self) -> None:
@@ -199,7 +219,7 @@ class AttentionExplorer:
         tokens = self.shown_tokens()
         weights, query, key, attn_mask = self._model.weights(
             tokens, d_k=s["d_k"], num_heads=s["num_heads"], mask=s["mask"], scaled=s["scaled"],
-            num_kv_heads=s["num_kv_heads"])
+            num_kv_heads=s["num_kv_heads"], position=s["position"], window=s["window"])
         self.weights, self.query, self.key, self.attn_mask = weights, query, key, attn_mask
         w = weights.numpy()
         allowed = np.ones(w.shape, dtype=bool) if attn_mask is None else np.broadcast_to(attn_mask.numpy(), w.shape)
@@ -211,7 +231,8 @@ class AttentionExplorer:
             w, counts, stats, None if attn_mask is None else attn_mask.numpy())
         self.summary = describe_heads(w, tokens, tokens)
         self._summary.value = summary_html(
-            summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"], s["num_kv_heads"]), self.summary)
+            summary_caption(s["d_k"], s["num_heads"], s["mask"], s["scaled"], s["num_kv_heads"], s["position"],
+                            s["window"]), self.summary)
         self._kv_readout.value = f'<p class="attn-explorer-kv">{html.escape(kv_readout(s))}</p>'
 
     def _figure(self, num_heads: int, tokens: list[str], num_kv_heads: int | None = None) -> _ExplorerFigure:
@@ -239,7 +260,8 @@ class AttentionExplorer:
         ``num_kv_heads``가 새 헤드 수를 나누지 않을 때 ``num_kv_heads``가 새 헤드 수를 따라갑니다.
 
         Args:
-            **changes: ``tokens``, ``d_k``, ``num_heads``, ``num_kv_heads``, ``mask``, ``scaled``, ``seed`` 중 일부.
+            **changes: ``tokens``, ``d_k``, ``num_heads``, ``num_kv_heads``, ``mask``, ``scaled``, ``position``,
+                ``window``, ``seed`` 중 일부.
 
         Returns:
             새 상태 (``state``와 같음; 잘못된 값이면 ``error``에 안내).
@@ -266,7 +288,8 @@ class AttentionExplorer:
             self._show_error(str(exc))
             return self.state
         self._settings = settings
-        self._set_controls({**settings, "tokens": " ".join(settings["tokens"])})
+        self._set_controls({**settings, "tokens": " ".join(settings["tokens"]),
+                            "window": _WINDOW_WIDGET.get(settings["window"], settings["window"])})
         self._message.value = ""
         self.error = ""
         self._redraw()
@@ -288,6 +311,7 @@ class AttentionExplorer:
         if self._suspended:
             return
         values = {name: control.value for name, control in self.controls.items()}
+        values["window"] = values["window"] or None  # 조작기의 0 = 전체
         if change.get("owner") is self.controls["num_heads"]:
             values.pop("num_kv_heads")  # 헤드 수를 바꾸면 KV 헤드 수는 set이 맞춤 (나누지 않으면 헤드 수로)
         try:
@@ -300,7 +324,7 @@ class AttentionExplorer:
         s = self._settings
         return (f"AttentionExplorer(tokens={' '.join(s['tokens'])!r}, seed={s['seed']}, d_k={s['d_k']}, "
                 f"num_heads={s['num_heads']}, num_kv_heads={s['num_kv_heads']}, mask={s['mask']!r}, "
-                f"scaled={s['scaled']})")
+                f"scaled={s['scaled']}, position={s['position']!r}, window={s['window']})")
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         """Jupyter는 위젯 보기를, 웹사이트(myst-nb, text/html 우선)는 정적 탐색기를 고릅니다."""
@@ -312,6 +336,7 @@ class AttentionExplorer:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         s = self._settings
         bundle["text/html"] = explorer_html(s["tokens"], s["seed"], d_k=s["d_k"], num_heads=s["num_heads"],
-                                            mask=s["mask"], scaled=s["scaled"], num_kv_heads=s["num_kv_heads"])
+                                            mask=s["mask"], scaled=s["scaled"], num_kv_heads=s["num_kv_heads"],
+                                            position=s["position"], window=s["window"])
         bundle["text/plain"] = repr(self)
         return bundle

@@ -1,4 +1,4 @@
-"""어텐션 탐색기의 작은 모델: 토큰 -> 시드 임베딩 -> 헤드별 쿼리·키 -> 어텐션 가중치.
+"""어텐션 탐색기의 작은 모델: 토큰 -> 시드 임베딩 -> 헤드별 쿼리·키 (-> RoPE) -> 어텐션 가중치.
 
 탐색기는 ``d_k``(헤드 하나의 쿼리·키 너비, 이 책의 ``Dh``)와 헤드 수를 서로 따로 바꿉니다.
 ``nn.MultiheadAttention``처럼 ``Dh = E // H``로 묶으면 16헤드 x ``d_k`` = 512에 ``E`` = 8192짜리
@@ -30,7 +30,8 @@ from torch import Tensor
 
 from .._checks import describe, single_thread
 from ..attention import scaled_dot_product_attention
-from ..masks import causal_mask, combine_masks, padding_mask
+from ..masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
+from ..rope import apply_rope
 
 __all__ = [
     "EMBED_WIDTH",
@@ -40,6 +41,11 @@ __all__ = [
     "DK_CHOICES",
     "MASKS",
     "MASK_LABELS",
+    "POSITIONS",
+    "POSITION_LABELS",
+    "WINDOWS",
+    "WINDOW_LABELS",
+    "ROPE_SHARED_GAIN",
     "PAD_TOKEN",
     "KV_BYTES_PER_ELEMENT",
     "kv_head_choices",
@@ -50,6 +56,8 @@ __all__ = [
     "padded_length",
     "shown_tokens",
     "explorer_mask",
+    "check_position",
+    "check_window",
     "single_thread",
 ]
 
@@ -67,6 +75,19 @@ DK_CHOICES = tuple(2**i for i in range(10))
 MASKS = ("none", "causal", "padding", "causal+padding")
 #: 마스크의 한국어 이름
 MASK_LABELS = {"none": "없음", "causal": "인과", "padding": "패딩", "causal+padding": "인과+패딩"}
+#: 위치 정보 (코드 이름): 없음, 또는 쿼리·키를 위치만큼 돌리는 RoPE (``attn_lib.rope.apply_rope``)
+POSITIONS = ("none", "rope")
+#: 위치 정보의 한국어 이름
+POSITION_LABELS = {"none": "없음", "rope": "RoPE"}
+#: 창 (슬라이딩 윈도, ``attn_lib.masks.sliding_window_mask``): ``None``은 전체, 정수는 자기 자신을 포함해 볼 최근 키 수
+WINDOWS = (None, 3)
+#: 창의 한국어 이름
+WINDOW_LABELS = {None: "전체", 3: "3"}
+#: RoPE를 켤 때 헤드마다 모든 토큰의 쿼리·키에 더하는 같은 성분 ``u``의 세기: ``|u|^2 = ROPE_SHARED_GAIN * sqrt(d_k)``.
+#: 학습하지 않은 무작위 쿼리·키는 토큰마다 제각각이라 RoPE의 거리 무늬가 묻힙니다. ``u``는 가장 빨리 도는 평면
+#: (특징 0과 ``d_k / 2``, 위치 하나에 1 라디안)에만 있어서, 그 부분의 점수 ``<rope(u, m), rope(u, n)> = |u|^2 cos(m - n)``
+#: 이 거리에만 달립니다 (스케일링을 켜면 ``ROPE_SHARED_GAIN * cos(m - n)``: 내용 점수의 표준편차 약 1의 4배).
+ROPE_SHARED_GAIN = 4.0
 #: 패딩 토큰
 PAD_TOKEN = "[PAD]"
 #: KV 캐시 바이트를 셀 때의 원소 하나 크기 (탐색기는 float32로 계산)
@@ -164,23 +185,30 @@ def shown_tokens(tokens: Sequence[str], mask: str) -> list[str]:
     return shown
 
 
-def explorer_mask(mask: str, L: int, n: int) -> Tensor | None:
-    """탐색기의 마스크 이름을 bool 마스크(``True`` = 참여 가능)로 바꿉니다.
+def explorer_mask(mask: str, L: int, n: int, window: int | None = None) -> Tensor | None:
+    """탐색기의 마스크 이름과 창을 bool 마스크(``True`` = 참여 가능)로 바꿉니다.
+
+    창(``window``)은 ``sliding_window_mask(L, L, window)``이고 다른 마스크와 **함께** 걸립니다(``combine_masks``,
+    논리곱): 창 자체가 인과라서(쿼리는 자기와 앞쪽 키 ``window - 1``개만 봄) 마스크가 ``없음``이어도 대각선 왼쪽의 띠가
+    됩니다. 패딩과 함께면 창 안의 키가 모두 ``[PAD]``인 ``[PAD]`` 쿼리 행은 모두 가려집니다(가중치 0).
 
     Args:
         mask: ``"none"``, ``"causal"``, ``"padding"``, ``"causal+padding"``.
         L: 보이는 토큰 수 (패딩 마스크면 ``[PAD]`` 포함).
         n: 실제 토큰 수 (``[PAD]`` 제외).
+        window: ``None``(전체) 또는 자기 자신을 포함해 볼 최근 키 수 (1 이상).
 
     Returns:
         ``None`` (마스크 없음) 또는 bool 마스크.
 
     Shape:
-        - 반환: ``(L, S)`` (인과), ``(1, 1, S)`` (패딩), ``(1, L, S)`` (인과+패딩), ``S = L``
+        - 반환: ``(L, S)`` (인과, 창), ``(1, 1, S)`` (패딩), ``(1, L, S)`` (패딩과 인과나 창), ``S = L``
     """
     if mask not in MASKS:
         raise ValueError(f"mask는 {MASKS} 중 하나여야 하는데 {mask!r}이(가) 들어왔습니다.")
     parts = []
+    if window is not None:
+        parts.append(sliding_window_mask(L, L, window))  # (L, S): 자기와 앞쪽 window - 1개
     if "causal" in mask:
         parts.append(causal_mask(L))  # (L, S)
     if "padding" in mask:
@@ -188,6 +216,32 @@ def explorer_mask(mask: str, L: int, n: int) -> Tensor | None:
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else combine_masks(*parts)
+
+
+def check_position(position: object) -> str:
+    """위치 정보 이름(``"none"``, ``"rope"`` 또는 한국어 이름 없음/RoPE)을 코드 이름으로 (한국어 ValueError).
+
+    Shape:
+        - 해당 없음 (글)
+    """
+    name = {label: key for key, label in POSITION_LABELS.items()}.get(position, position)
+    if name not in POSITIONS:
+        raise ValueError(f"위치는 {', '.join(POSITIONS)} (없음/RoPE) 중 하나여야 하는데 {position!r}이(가) 들어왔습니다.")
+    return name
+
+
+def check_window(window: object) -> int | None:
+    """창이 ``WINDOWS``(``None`` = 전체, 또는 정수) 중 하나인지 확인합니다 (한국어 ValueError).
+
+    Shape:
+        - 해당 없음
+    """
+    if window == "전체":
+        window = None
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int)) or window not in WINDOWS:
+        raise ValueError(f"창은 {', '.join(WINDOW_LABELS.values())} 중 하나(None = 전체)여야 하는데 "
+                         f"{window!r}이(가) 들어왔습니다.")
+    return window
 
 
 def _token_seed(token: str, seed: int) -> int:
@@ -203,6 +257,7 @@ class ExplorerModel:
 
     Shape:
         - W_q, W_k: ``(MAX_HEADS, E0, MAX_DK)``
+        - shared_angle: ``(MAX_HEADS,)`` (RoPE를 켤 때 더하는 같은 성분의 방향, ``shared_component``)
         - embed(tokens): ``(L, E0)``
         - queries_keys(...): 각각 ``(H, L, Dh)``
         - weights(...): ``(H, L, S)``
@@ -217,6 +272,22 @@ class ExplorerModel:
         with single_thread():
             self.W_q = torch.randn(MAX_HEADS, EMBED_WIDTH, MAX_DK, generator=g).mul_(std)
             self.W_k = torch.randn(MAX_HEADS, EMBED_WIDTH, MAX_DK, generator=g).mul_(std)
+            # RoPE를 켤 때만 쓰는 같은 성분(shared_component)의 평면 안 방향, 키·밸류 헤드마다 (W_q, W_k 다음에 뽑아 둘은 그대로)
+            self.shared_angle = torch.rand(MAX_HEADS, generator=g).mul_(2 * math.pi)
+
+    def shared_component(self, d_k: int, num_kv_heads: int) -> Tensor:
+        """RoPE를 켤 때 키·밸류 헤드 ``g``의 모든 키(와 그 헤드를 쓰는 쿼리)에 더하는 같은 벡터 ``u_g``.
+
+        가장 빨리 도는 평면(특징 0과 ``d_k / 2``)에만 있고 ``|u_g|^2 = ROPE_SHARED_GAIN * sqrt(d_k)``입니다.
+
+        Shape:
+            - 반환: ``(Hkv, Dh)`` (``Dh = d_k``, 짝수)
+        """
+        radius = math.sqrt(ROPE_SHARED_GAIN * math.sqrt(d_k))
+        angle = self.shared_angle[:num_kv_heads]  # (Hkv,)
+        shared = torch.zeros(num_kv_heads, d_k)
+        shared[:, 0], shared[:, d_k // 2] = radius * angle.cos(), radius * angle.sin()
+        return shared
 
     def embed(self, tokens: Sequence[str]) -> Tensor:
         """토큰마다 시드로 정해진 임베딩 벡터 하나 (같은 글자면 같은 벡터).
@@ -230,13 +301,18 @@ class ExplorerModel:
         return torch.stack(rows)  # L x (E0,) -> (L, E0)
 
     def queries_keys(
-        self, tokens: Sequence[str], d_k: int, num_heads: int, num_kv_heads: int | None = None
+        self, tokens: Sequence[str], d_k: int, num_heads: int, num_kv_heads: int | None = None,
+        position: str = "none",
     ) -> tuple[Tensor, Tensor]:
         """앞쪽 ``num_heads``개 헤드의 쿼리와 앞쪽 ``num_kv_heads``개 헤드의 키, 앞쪽 ``d_k``칸.
 
         그룹 쿼리 어텐션(``num_kv_heads < num_heads``)에서도 포개짐을 지키려고, 키·밸류 헤드 ``g``의 키는
         헤드 ``g``의 키(``W_k[g]``)입니다. 쿼리 헤드 ``h``는 키·밸류 헤드 ``h // (H / Hkv)``를 씁니다
         (``repeat_kv``, PyTorch ``enable_gqa``와 같은 짝). 탐색기는 가중치만 그리므로 밸류는 만들지 않습니다.
+
+        ``position="rope"``이면 키·밸류 헤드 ``g``의 같은 벡터 ``shared_component(d_k)[g]``를 그 헤드의 모든
+        키와, 그 헤드를 쓰는 쿼리 헤드들의 모든 쿼리에 더한 뒤 ``apply_rope``로 토큰 ``i``를 위치 ``i``만큼 돌립니다
+        (``base`` 기본값 10000). ``d_k = 1``이면 돌릴 짝이 없어 ``"none"``과 같습니다.
 
         Shape:
             - 반환: ``(query, key)``, ``(H, L, Dh)``와 ``(Hkv, S, Dh)`` (``Dh = d_k``, ``Hkv`` 기본값 ``H``)
@@ -247,29 +323,37 @@ class ExplorerModel:
         x = self.embed(tokens)  # (L, E0)
         query = x @ self.W_q[:num_heads, :, :d_k]  # (L, E0) @ (H, E0, Dh) -> (H, L, Dh)
         key = x @ self.W_k[:num_kv_heads, :, :d_k]  # (L, E0) @ (Hkv, E0, Dh) -> (Hkv, S, Dh)
+        if check_position(position) == "rope" and d_k >= 2:
+            group = num_heads // num_kv_heads
+            shared = self.shared_component(d_k, num_kv_heads)[:, None, :]  # (Hkv, Dh) -> (Hkv, 1, Dh)
+            query = query + shared.repeat_interleave(group, dim=0)  # (H, L, Dh) + (H, 1, Dh): 쿼리 헤드 h에 키 헤드 h // G
+            key = key + shared  # (Hkv, S, Dh) + (Hkv, 1, Dh)
+            positions = torch.arange(len(x))
+            query, key = apply_rope(query, positions), apply_rope(key, positions)  # 모양 그대로
         return query, key
 
-    def raw_scores(self, tokens: Sequence[str], d_k: int, shift: int = 0) -> Tensor:
+    def raw_scores(self, tokens: Sequence[str], d_k: int, shift: int = 0, position: str = "none") -> Tensor:
         """스케일링과 마스크 전의 내적, 모든 ``MAX_HEADS``개 쿼리 헤드: 헤드 ``h``의 쿼리와 키 헤드 ``h >> shift``.
 
         ``shift = log2(H / Hkv)``입니다 (0이면 보통의 멀티헤드 어텐션 ``Q_h K_h^T``). 헤드 수가 2의 거듭제곱이면
-        그룹 크기 ``G = 2^shift``이고 ``h // G = h >> shift``입니다.
+        그룹 크기 ``G = 2^shift``이고 ``h // G = h >> shift``입니다. ``position``은 ``queries_keys``와 같음.
 
         Shape:
             - 반환: ``(MAX_HEADS, L, S)``
         """
         with single_thread():
-            query, key = self.queries_keys(tokens, d_k, MAX_HEADS)
+            query, key = self.queries_keys(tokens, d_k, MAX_HEADS, MAX_HEADS >> shift, position)
             key = key[torch.arange(MAX_HEADS) >> shift]  # (H, S, Dh): 헤드 h 자리에 키 헤드 h >> shift
             return query @ key.transpose(-2, -1)  # (H, L, Dh) @ (H, Dh, S) -> (H, L, S)
 
     def weights(
         self, tokens: Sequence[str], *, d_k: int, num_heads: int, mask: str, scaled: bool,
-        num_kv_heads: int | None = None,
+        num_kv_heads: int | None = None, position: str = "none", window: int | None = None,
     ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
         """``scaled_dot_product_attention``으로 어텐션 가중치를 계산합니다 (``Hkv < H``면 ``enable_gqa=True``).
 
-        ``tokens``는 보이는 토큰 그대로입니다(패딩 마스크면 ``[PAD]`` 포함).
+        ``tokens``는 보이는 토큰 그대로입니다(패딩 마스크면 ``[PAD]`` 포함). ``position="rope"``이면 쿼리·키가
+        ``queries_keys``의 RoPE 쿼리·키이고, ``window``는 ``explorer_mask``처럼 마스크와 함께 걸립니다.
 
         Returns:
             ``(weights, query, key, attn_mask)``.
@@ -283,8 +367,8 @@ class ExplorerModel:
         n = sum(t != PAD_TOKEN for t in tokens)
         num_kv_heads = num_heads if num_kv_heads is None else num_kv_heads
         with single_thread():
-            query, key = self.queries_keys(tokens, d_k, num_heads, num_kv_heads)
-            attn_mask = explorer_mask(mask, len(tokens), n)
+            query, key = self.queries_keys(tokens, d_k, num_heads, num_kv_heads, position)
+            attn_mask = explorer_mask(mask, len(tokens), n, check_window(window))
             value = torch.zeros(num_kv_heads, len(tokens), 1)  # (Hkv, S, 1): 출력은 쓰지 않고 가중치만 봅니다
             scale = None if scaled else 1.0
             _, attn_weights = scaled_dot_product_attention(query, key, value, attn_mask, scale=scale,

@@ -14,6 +14,8 @@ from .model import (
     MASKS,
     MAX_HEADS,
     check_kv_heads,
+    check_position,
+    check_window,
     kv_cache_bytes_per_token,
     parse_tokens,
 )
@@ -52,6 +54,8 @@ def _validate(settings: dict) -> dict:
     if not isinstance(settings["scaled"], (bool, np.bool_)):
         raise ValueError(f"scaled는 True 또는 False여야 하는데 {settings['scaled']!r}이(가) 들어왔습니다.")
     out["scaled"] = bool(settings["scaled"])
+    out["position"] = check_position(settings.get("position", "none"))
+    out["window"] = check_window(settings.get("window"))
     seed = settings["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
         raise ValueError(f"시드는 0 이상 2^31 미만의 정수여야 하는데 {seed!r}이(가) 들어왔습니다.")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 
-from .model import DK_CHOICES, KV_BYTES_PER_ELEMENT, MASK_LABELS, MASKS
+from .model import (DK_CHOICES, KV_BYTES_PER_ELEMENT, MASK_LABELS, MASKS, POSITION_LABELS, POSITIONS, WINDOW_LABELS,
+                    WINDOWS)
 from .static_data import STATIC_HEADS, _static_heads
 
 __all__ = ["SATURATION_THRESHOLD", "MASKED_COLOR", "param_names", "explorer_spec"]
@@ -35,12 +36,12 @@ def param_names(key: str) -> dict[str, str]:
     Shape:
         - 해당 없음 (이름 사전)
     """
-    return {p: f"{p}_{key}" for p in ("dk", "heads", "kv", "mask", "scaled")}
+    return {p: f"{p}_{key}" for p in ("dk", "heads", "kv", "mask", "scaled", "pos", "win")}
 
 
 def explorer_spec(
     grid: dict, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True, key: str = "0",
-    num_kv_heads: int | None = None,
+    num_kv_heads: int | None = None, position: str = "none", window: int | None = None,
 ) -> dict:
     """정적 탐색기의 Vega-Lite 명세 (JSON으로 바꿀 수 있는 사전).
 
@@ -48,12 +49,16 @@ def explorer_spec(
     헤드 수로 봄; 가장 큰 값은 "헤드 수와 같게"로 보이고 처음 값), ``mask``(라디오, 한국어 이름), ``scaled``(체크박스). 헤드 수가 2의 거듭제곱이므로 그보다 작은
     2의 거듭제곱은 모두 헤드 수를 나눕니다. 쿼리 헤드 ``h``는 키 헤드 ``floor(h / (H / Hkv))``의 점수 행을 씁니다. 맨 위의 변환(transform)이 고른 격자점의 점수를 펴고, 스케일링, 마스크,
     소프트맥스를 계산합니다. 히트맵(헤드별 facet)과 포화 히스토그램이 그 결과를 같이 씁니다.
+    ``pos``(라디오: 없음/RoPE)는 RoPE 점수 행(``r = 1``, ``d_k >= 2``)을 고르고, RoPE를 고르면 KV 헤드 수를 헤드 수로
+    봅니다(RoPE 점수는 ``h = g`` 쌍만 저장). ``win``(라디오: 0 = 전체, 3)은 마스크와 함께 걸리는 창
+    (``sliding_window_mask``)이고, 모두 가려진 행의 가중치는 0입니다(``attn_lib``과 같음).
     계산된 가중치는 히트맵 칸마다 필드 ``h, q, k, w``로 있습니다.
 
     Args:
         grid: ``static_grid``의 결과.
         d_k, num_heads, mask, scaled: 처음 보일 설정 (헤드 수는 1, 2, 4, 8, 16 중 그 이하인 가장 큰 값).
         num_kv_heads: 처음 보일 키·밸류 헤드 수 (``None``이면 헤드 수).
+        position, window: 처음 보일 위치(``"none"``, ``"rope"``)와 창(``None``, 3).
         key: 조작기 이름에 붙일 꼬리표 (``param_names``).
 
     Returns:
@@ -68,13 +73,15 @@ def explorer_spec(
     labels = json.dumps(grid["tokens"], ensure_ascii=False)  # 표현식 안의 배열 상수
     names = param_names(key)
     dk, heads, mask_, scaled_, kv = names["dk"], names["heads"], names["mask"], names["scaled"], names["kv"]
+    pos, win = names["pos"], names["win"]
     heads0 = _static_heads(num_heads)
     # KV 헤드 수를 따로 고르지 않으면 가장 큰 값("헤드 수와 같게"): 헤드 수를 바꿔도 보통의 멀티헤드로 남습니다
     # (살아 있는 탐색기에서 KV 헤드 수가 헤드 수를 따라가는 것과 같음).
     kv_all = max(STATIC_HEADS)
     kv0 = (kv_all if num_kv_heads is None or num_kv_heads >= heads0
            else max(h for h in STATIC_HEADS if h <= num_kv_heads))
-    kv_eff = f"min({kv}, {heads})"  # 고른 KV 헤드 수가 헤드 수보다 크면 헤드 수 (보통의 멀티헤드)
+    # 고른 KV 헤드 수가 헤드 수보다 크면 헤드 수 (보통의 멀티헤드). RoPE 점수는 h = g 쌍만 있어 RoPE면 헤드 수.
+    kv_eff = f"({pos} == 'rope' ? {heads} : min({kv}, {heads}))"
     group = f"({heads} / {kv_eff})"  # 그룹 크기 G = H / Hkv
     causal, padding = f"indexof({mask_}, 'causal') >= 0", f"indexof({mask_}, 'padding') >= 0"
     params = [
@@ -87,11 +94,17 @@ def explorer_spec(
         {"name": mask_, "value": mask, "bind": {"input": "radio", "options": list(MASKS),
                                                 "labels": [MASK_LABELS[m] for m in MASKS], "name": "마스크 "}},
         {"name": scaled_, "value": bool(scaled), "bind": {"input": "checkbox", "name": "1/√d_k 스케일링 "}},
+        {"name": pos, "value": position, "bind": {"input": "radio", "options": list(POSITIONS),
+                                                  "labels": [POSITION_LABELS[p] for p in POSITIONS], "name": "위치 "}},
+        {"name": win, "value": window or 0, "bind": {"input": "radio", "options": [w or 0 for w in WINDOWS],
+                                                     "labels": [WINDOW_LABELS[w] for w in WINDOWS], "name": "창 "}},
     ]
     cell_px = max(10, min(14, 112 // P))  # 히트맵 칸 하나의 픽셀 크기 (페이지에서는 불러오기 스크립트가 화면 폭으로 정함)
     transform = [
         # 고른 d_k의 앞쪽 heads개 쿼리 헤드와, 각 쿼리 헤드가 쓰는 키 헤드 floor(h / G)의 점수만 펼칩니다.
-        {"filter": f"datum.dk == {dk} && datum.h < {heads} && datum.g == floor(datum.h / {group})"},
+        # RoPE 점수(r = 1)는 d_k >= 2만 있습니다 (d_k = 1은 돌릴 짝이 없어 없음과 같음).
+        {"filter": f"datum.dk == {dk} && datum.h < {heads} && datum.g == floor(datum.h / {group}) "
+                   f"&& datum.r == ({pos} == 'rope' && {dk} > 1 ? 1 : 0)"},
         {"flatten": ["s"]},
         # s는 (쿼리, 키) 행 우선 순서: 펼친 뒤 헤드 안에서 몇 번째 값인지(row_number, 1부터)로 위치를
         # 되찾습니다. (Vega의 window는 정렬 기준이 없으면 튜플이 만들어진 순서, 곧 배열 순서를 씁니다.)
@@ -102,13 +115,15 @@ def explorer_spec(
         {"filter": f"{padding} || (datum.q < {n} && datum.k < {n})"},
         {"calculate": f"{labels}[datum.q]", "as": "qtok"},
         {"calculate": f"{labels}[datum.k]", "as": "ktok"},
-        {"calculate": f"!({causal} && datum.k > datum.q) && !({padding} && datum.k >= {n})", "as": "ok"},
+        # 창: 자기와 앞쪽 win - 1개 (그 자체로 인과), 마스크와 함께 (sliding_window_mask와 combine_masks)
+        {"calculate": f"!({causal} && datum.k > datum.q) && !({padding} && datum.k >= {n}) "
+                      f"&& !({win} > 0 && (datum.k > datum.q || datum.q - datum.k >= {win}))", "as": "ok"},
         # 스케일링 다음 마스크(가려진 칸은 null), 그다음 행마다 소프트맥스
         {"calculate": f"datum.ok ? datum.s * ({scaled_} ? 1 / sqrt({dk}) : 1) : null", "as": "z"},
         {"joinaggregate": [{"op": "max", "field": "z", "as": "zmax"}], "groupby": ["h", "q"]},
         {"calculate": "datum.ok ? exp(datum.z - datum.zmax) : 0", "as": "e"},
         {"joinaggregate": [{"op": "sum", "field": "e", "as": "esum"}], "groupby": ["h", "q"]},
-        {"calculate": "datum.e / datum.esum", "as": "w"},
+        {"calculate": "datum.esum > 0 ? datum.e / datum.esum : 0", "as": "w"},  # 모두 가려진 행은 0
         {"calculate": "datum.w > 0 ? -datum.w * log(datum.w) : 0", "as": "plogp"},
         {"joinaggregate": [{"op": "sum", "field": "plogp", "as": "rowent"},
                            {"op": "max", "field": "w", "as": "rowmax"}], "groupby": ["h", "q"]},

@@ -21,12 +21,12 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS, PAD_TOKEN
+from .model import DK_CHOICES, MASK_LABELS, MASKS, MAX_HEADS, PAD_TOKEN, POSITION_LABELS, check_position, check_window
 from .spec import explorer_spec, param_names
 from .static_data import STATIC_HEADS, STATIC_MAX_TOKENS, _static_heads, static_grid
 from .summary import summary_caption, summary_html, summary_key, summary_table
 from .static_layout import COLUMNS_JS
-from .texts import _CONTROL_HELP, _HOW_TO_READ  # 조작기 설명과 읽는 법 (살아 있는 탐색기와 같은 글)
+from .texts import _CONTROL_HELP, _HOW_TO_READ, NO_SUMMARY  # 조작기 설명과 읽는 법 (살아 있는 탐색기와 같은 글)
 
 __all__ = ["explorer_html"]
 
@@ -78,21 +78,29 @@ _LOADER_JS = """
     function update() {
       var dk = view.signal(names.dk), heads = Number(view.signal(names.heads));
       var mask = view.signal(names.mask), scaled = view.signal(names.scaled);
-      var kv = Math.min(Number(view.signal(names.kv)), heads);
+      var pos = view.signal(names.pos), win = Number(view.signal(names.win));
+      // RoPE 점수는 h = g 쌍만 있어 RoPE면 KV 헤드 수 = 헤드 수 (spec.py 의 kv_eff)
+      var kv = pos === "rope" ? heads : Math.min(Number(view.signal(names.kv)), heads);
       var shift = Math.round(Math.log2(heads / kv));  // 그룹 크기 G = H / Hkv = 2^shift
-      var key = dk + "|" + mask + "|" + (scaled ? 1 : 0) + (shift ? "|" + shift : "");
+      // summary.summary_key 와 같은 꼴
+      var key = dk + "|" + mask + "|" + (scaled ? 1 : 0) + (shift ? "|" + shift : "") + (pos === "rope" ? "|rope" : "")
+        + (win ? "|w" + win : "");
       var rows = table.index[key];
-      if (!rows) { return; }
       var list = summaryBox.querySelector(".attn-explorer-summary-list");
-      var items = rows.slice(0, heads).map(function (i) {
+      var items = rows ? rows.slice(0, heads).map(function (i) {
         var li = document.createElement("li");
         li.textContent = table.lines[i];
+        return li;
+      }) : [meta.no_summary].map(function (text) {
+        var li = document.createElement("li");
+        li.textContent = text;
         return li;
       });
       list.replaceChildren.apply(list, items);
       // summary_caption()과 같은 글
       var caption = "헤드별 요약 (d_k = " + dk + ", 헤드 " + heads + "개" + (kv < heads ? ", KV 헤드 " + kv + "개" : "")
-        + ", 마스크 " + meta.mask_labels[mask] + ", 스케일링 " + (scaled ? "켬" : "끔") + ")";
+        + ", 마스크 " + meta.mask_labels[mask] + ", 스케일링 " + (scaled ? "켬" : "끔")
+        + (pos === "rope" ? ", 위치 " + meta.position_labels[pos] : "") + (win ? ", 창 " + win : "") + ")";
       summaryBox.querySelector(".attn-explorer-summary-caption").textContent = caption;
       summaryBox.setAttribute("data-key", key + "|" + heads);
       var canvas = root.querySelector(".attn-explorer-view canvas");
@@ -103,7 +111,7 @@ _LOADER_JS = """
         canvas.setAttribute("aria-describedby", summaryBox.id);
       }
     }
-    [names.dk, names.heads, names.kv, names.mask, names.scaled].forEach(function (n) {
+    [names.dk, names.heads, names.kv, names.mask, names.scaled, names.pos, names.win].forEach(function (n) {
       view.addSignalListener(n, function () { update(); });
     });
     update();
@@ -238,7 +246,7 @@ def _script_json(value: object) -> str:
 
 def explorer_html(
     tokens: Sequence[str], seed: int, *, d_k: int = 64, num_heads: int = 4, mask: str = "none", scaled: bool = True,
-    num_kv_heads: int | None = None,
+    num_kv_heads: int | None = None, position: str = "none", window: int | None = None,
 ) -> str:
     """정적 탐색기 HTML 한 덩어리: 조작기 자리, 그림 자리, 명세(JSON), 불러오기 스크립트.
 
@@ -248,7 +256,8 @@ def explorer_html(
         tokens: 실제 토큰.
         seed: 모델 시드.
         d_k, num_heads, mask, scaled: 처음 보일 설정.
-        num_kv_heads: 처음 보일 키·밸류 헤드 수 (``None``이면 헤드 수).
+        num_kv_heads: 처음 보일 키·밸류 헤드 수 (``None``이면 헤드 수). RoPE면 헤드 수로 봅니다 (``static_data``).
+        position, window: 처음 보일 위치(``"none"``, ``"rope"``)와 창(``None``, 3).
 
     Returns:
         노트북 출력의 ``text/html``에 넣을 문자열.
@@ -265,23 +274,27 @@ def explorer_html(
     grid["summary"] = summary_table(tokens, seed)
     # 같은 입력이면 같은 HTML (빌드 재현성). 한 커널에서 같은 탐색기를 또 보여도 id가 겹치지 않게 번호를 섞음.
     _html_count[0] += 1
-    settings = [tokens, seed, d_k, num_heads, mask, bool(scaled), num_kv_heads, _html_count[0]]
+    position, window = check_position(position), check_window(window)
+    extra = [position, window] if position != "none" or window is not None else []  # 기본 설정의 id는 예전과 같게
+    settings = [tokens, seed, d_k, num_heads, mask, bool(scaled), num_kv_heads, *extra, _html_count[0]]
     key = hashlib.sha1(json.dumps(settings, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
     uid = f"attn-explorer-{key}"
     spec = explorer_spec(grid, d_k=d_k, num_heads=num_heads, mask=mask, scaled=scaled, key=key,
-                         num_kv_heads=num_kv_heads)
+                         num_kv_heads=num_kv_heads, position=position, window=window)
     meta = {"tokens": tokens, "seed": seed, "n": grid["n"], "P": grid["P"], "params": param_names(key),
             "dk_choices": list(DK_CHOICES), "heads_choices": list(STATIC_HEADS), "masks": list(MASKS),
             "max_heads": MAX_HEADS, "mask_labels": MASK_LABELS, "pad_token": PAD_TOKEN,
+            "position_labels": POSITION_LABELS, "no_summary": NO_SUMMARY,
             "data_bytes": len(_script_json(spec).encode("utf-8"))}
     loader = _LOADER_JS % {"id": json.dumps(uid), "columns_js": COLUMNS_JS}
     heads = _static_heads(num_heads)
     kv = min(heads, next(p["value"] for p in spec["params"] if p["name"] == param_names(key)["kv"]))  # 실제 KV 헤드 수
+    kv = heads if position == "rope" else kv  # RoPE 점수는 h = g 쌍만 (spec.py 의 kv_eff)
     table = grid["summary"]
-    state = summary_key(d_k, mask, scaled, (heads // kv).bit_length() - 1)
-    lines = [table["lines"][i] for i in table["index"][state][:heads]]
-    summary = summary_html(summary_caption(d_k, heads, mask, scaled, kv), lines, element_id=f"{uid}-summary",
-                           state=f"{state}|{heads}")
+    state = summary_key(d_k, mask, scaled, (heads // kv).bit_length() - 1, position, window)
+    lines = [table["lines"][i] for i in table["index"][state][:heads]] if state in table["index"] else [NO_SUMMARY]
+    summary = summary_html(summary_caption(d_k, heads, mask, scaled, kv, position, window), lines,
+                           element_id=f"{uid}-summary", state=f"{state}|{heads}")
     return (
         f"<style>{_STYLE}</style>\n"
         f'<div class="attn-explorer" id="{uid}" lang="ko">\n'

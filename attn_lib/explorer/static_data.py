@@ -8,6 +8,11 @@
   (``P``는 ``[PAD]``까지 붙인 길이). 헤드 수는 포개져 있어서(앞쪽 ``h``개 헤드) 따로 저장하지 않습니다.
   보통의 멀티헤드 어텐션은 ``g = h``이고, 키·밸류 헤드를 나누면(그룹 쿼리 어텐션) ``g = h >> shift``
   (``shift = log2(H / Hkv)``, 0~4)입니다. 겹치는 쌍은 한 번만 저장하므로 ``d_k``마다 65쌍입니다.
+- RoPE(``position="rope"``)의 점수는 ``r = 1``인 행으로 따로 저장합니다 (``d_k >= 2``만; ``d_k = 1``은 돌릴 짝이
+  없어 ``r = 0`` 행을 씀). 키·밸류 헤드를 나누지 않은 쌍(``g = h``, 16쌍)만 저장하므로 정적 탐색기는 RoPE를 고르면
+  KV 헤드 수를 헤드 수로 봅니다 (65쌍을 다 넣으면 gzip으로 약 130 KB가 더 들어 예산을 넘음). 창은 마스크라서 점수를 더 저장하지 않습니다(브라우저가 마스크로 계산).
+- ``[PAD]`` 키 열의 점수는 0으로 적습니다: ``[PAD]``는 패딩 마스크일 때만 보이고 그때 늘 가려지므로 값을 쓰지
+  않습니다. 0은 한 글자라 gzip이 잘 줄여, RoPE 행을 더해도 데이터가 예산(gzip 250 KB) 안에 듭니다.
 - 나머지(스케일링, 마스크, 소프트맥스, 그리기)는 브라우저의 Vega-Lite가 합니다(``spec.explorer_spec``).
   격자점마다의 글 요약은 ``summary.summary_table``이 만듭니다.
 """
@@ -39,9 +44,9 @@ def static_grid(tokens: Sequence[str], seed: int) -> dict:
         seed: 탐색기 모델의 시드.
 
     Returns:
-        ``{"tokens", "n", "P", "seed", "rows"}``. ``rows``는 ``(d_k, 쿼리 헤드 h, 키 헤드 g)``마다 하나씩
-        ``{"dk": d_k, "h": h, "g": g, "s": [...]}``이고, ``s``는 쿼리 헤드 ``h``와 키 헤드 ``g``의 ``(P, P)``
-        점수를 행 우선으로 편 목록입니다.
+        ``{"tokens", "n", "P", "seed", "rows"}``. ``rows``는 ``(d_k, 쿼리 헤드 h, 키 헤드 g, RoPE r)``마다 하나씩
+        ``{"dk": d_k, "h": h, "g": g, "r": 0 또는 1, "s": [...]}``이고, ``s``는 쿼리 헤드 ``h``와 키 헤드 ``g``의
+        ``(P, P)`` 점수를 행 우선으로 편 목록입니다 (``[PAD]`` 키 열은 0).
 
     Shape:
         - rows[i]["s"]: 길이 ``P * P`` (쿼리, 키 순서)
@@ -54,16 +59,20 @@ def static_grid(tokens: Sequence[str], seed: int) -> dict:
     padded = shown_tokens(tokens, "padding")
     model = ExplorerModel(seed)
     rows = []
-    for d_k in DK_CHOICES:
-        seen = set()
-        for shift in STATIC_SHIFTS:
-            scores = model.raw_scores(padded, d_k, shift)  # (MAX_HEADS, P, P): 쿼리 헤드 h, 키 헤드 h >> shift
-            flat = scores.reshape(MAX_HEADS, P * P).tolist()  # (MAX_HEADS, P, P) -> (MAX_HEADS, P * P)
-            for h, head_scores in enumerate(flat):
-                if (h, h >> shift) not in seen:
-                    seen.add((h, h >> shift))
-                    rows.append({"dk": d_k, "h": h, "g": h >> shift,
-                                 "s": [round(v, SCORE_DECIMALS) for v in head_scores]})
+    for rope in (0, 1):
+        for d_k in DK_CHOICES[1:] if rope else DK_CHOICES:
+            seen = set()
+            for shift in STATIC_SHIFTS:
+                # (MAX_HEADS, P, P): 쿼리 헤드 h, 키 헤드 h >> shift
+                scores = model.raw_scores(padded, d_k, shift, "rope" if rope else "none")
+                scores[:, :, n:] = 0  # [PAD] 키 열: 늘 가려지므로 값이 필요 없음
+                flat = scores.reshape(MAX_HEADS, P * P).tolist()  # (MAX_HEADS, P, P) -> (MAX_HEADS, P * P)
+                for h, head_scores in enumerate(flat):
+                    # RoPE 점수는 h = g 쌍만 (키·밸류 헤드를 나눈 쌍까지 넣으면 데이터가 예산을 넘음)
+                    if (h, h >> shift) not in seen and not (rope and shift):
+                        seen.add((h, h >> shift))
+                        rows.append({"dk": d_k, "h": h, "g": h >> shift, "r": rope,
+                                     "s": [round(v, SCORE_DECIMALS) or 0 for v in head_scores]})
     return {"tokens": padded, "n": n, "P": P, "seed": seed, "rows": rows}
 
 

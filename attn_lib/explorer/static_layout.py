@@ -86,8 +86,9 @@ function attnColumnFitter(spec, meta, phone) {
     eachState(function (heads, mask, kv) { out[heads + "|" + mask + "|" + kv] = columns(width, heads, mask, kv); });
     return out;
   }
-  // 조작기 값 -> 표의 열쇠 (KV 헤드 수가 헤드 수보다 크면 헤드 수로 봄: spec.py 의 kv_eff)
-  var LAYOUT_KEY = names.heads + " + '|' + " + names.mask + " + '|' + min(" + names.kv + ", " + names.heads + ")";
+  // 조작기 값 -> 표의 열쇠 (KV 헤드 수가 헤드 수보다 크거나 위치가 RoPE면 헤드 수로 봄: spec.py 의 kv_eff)
+  var LAYOUT_KEY = names.heads + " + '|' + " + names.mask + " + '|' + (" + names.pos + " == 'rope' ? " + names.heads
+    + " : min(" + names.kv + ", " + names.heads + "))";
   // vega-embed 의 patch: 컴파일된 Vega 명세의 facet 열 수(숫자)를 신호로 바꿉니다. 줄 머리(쿼리 축)와 열 꼬리(키 축)의
   // 수를 정하는 sequence 는 끝(stop)을 신호로 두지 않고 가장 많은 수까지 만든 뒤 거릅니다(filter): sequence 는 변수가
   // 바뀐 것으로 보일 때마다 축을 모두 새로 만들어서, 열 수가 그대로인 마스크 바꾸기도 느려졌습니다 (1280 px, 헤드 8개,
@@ -138,7 +139,8 @@ function attnColumnFitter(spec, meta, phone) {
   }
   function state(view) {
     var heads = Number(view.signal(names.heads));
-    return {heads: heads, mask: view.signal(names.mask), kv: Math.min(Number(view.signal(names.kv)), heads)};
+    var kv = view.signal(names.pos) === "rope" ? heads : Math.min(Number(view.signal(names.kv)), heads);
+    return {heads: heads, mask: view.signal(names.mask), kv: kv};
   }
   // 그린 뒤: 장면 그래프에서 쿼리 축, 패널, 색 막대의 실제 폭을 재어 맞춥니다. 표가 바뀌면 true.
   function calibrate(view) {
