@@ -19,6 +19,9 @@ Makes the written pages lighter for a phone (measured by ``make bench-site``):
    강제해 느린 휴대폰에서 0.7초의 긴 작업이 됩니다 (2장, Lighthouse). 고친 사본은 상자가 화면 가까이 올 때
    (IntersectionObserver) 잽니다. 그 전까지는 빌드가 넣은 ``tabindex="0"`` 이 있어, 화면 밖의 넘치는 상자도
    처음부터 키보드로 갈 수 있습니다 (axe: scrollable-region-focusable). 결과는 원본과 같습니다.
+   다만 화면 가까이(300 px 안)에 왔어도 아직 그려지지 않은 셀(아래 CSS 의 ``content-visibility: auto``)의 상자는
+   크기가 0이라 잴 수 없으므로 판정하지 않고 빌드가 넣은 ``tabindex="0"`` 을 둡니다 (그대로 두면 넘치는 상자가
+   -1 을 받아 키보드로 갈 수 없었습니다: 8장의 두 번째 코드 상자, axe).
    원본은 늘 테마 패키지에서 읽고, 모양이 바뀌었으면 경고하고 원본을 둡니다.
 4. 본문의 ``<img>`` 에 ``loading="lazy"`` 와 ``decoding="async"`` 를 답니다: 첫 화면 밖의 그림은 읽는
    사람이 그 가까이 갈 때 받습니다 (첫 화면의 글과 CSS 가 대역폭을 먼저 씁니다).
@@ -174,7 +177,7 @@ def lazy_theme_measurements(outdir: Path) -> bool:
     original = (theme_static() / "scripts" / "pydata-sphinx-theme.js").read_text(encoding="utf-8")
     patched, count = TABINDEX_LOOP_RE.subn(
         lambda m: ("(()=>{const o=window.__attnTabIO||(window.__attnTabIO=new IntersectionObserver(n=>{n.forEach(x=>{"
-                   "if(x.isIntersecting){const e=x.target;e.tabIndex=e.scrollWidth>e.clientWidth||"
+                   "if(x.isIntersecting){const e=x.target;if(!e.clientWidth&&!e.clientHeight)return;e.tabIndex=e.scrollWidth>e.clientWidth||"
                    'e.scrollHeight>e.clientHeight?0:-1}})},{rootMargin:"300px 0px"}));o.disconnect();'
                    f"document.querySelectorAll({m.group(1)}).forEach(e=>o.observe(e))}})()"),
         original)
