@@ -47,17 +47,23 @@ CHROMIUM ?= /usr/bin/chromium
 APT_PACKAGES := chromium fonts-nanum bubblewrap
 
 VENV_STAMP := $(VENV)/.stamp-venv
-# jupyter-cache 는 노트북 내용만 보고 결과를 재사용합니다. 장들이 import 하는 attn_lib 가 바뀌면
-# 저장된 출력(그림, 숫자, 대체 텍스트)이 낡으므로 캐시를 지워 모든 노트북을 다시 실행합니다.
+# 강좌의 패키지 (저장소 최상위의 같은 이름 폴더, 폴더마다 pyproject.toml). 누가 돌리느냐로 나눔:
+#   attn_lib (학생이 읽는 핵심, torch 만) <- attn_course (그림, 탐색기, 실험, 연습) <- attn_harness (채점 샌드박스 안)
+#   <- attn_grader (채점 판정, 강사만); attn_site (사이트의 Sphinx 확장)
+PACKAGES := attn_lib attn_course attn_harness attn_grader attn_site
+PACKAGE_FILES := $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
+# jupyter-cache 는 노트북 내용만 보고 결과를 재사용합니다. 장들이 import 하는 패키지(attn_lib, attn_course)의 내용이
+# 바뀌면 저장된 출력(그림, 숫자, 대체 텍스트)이 낡으므로 캐시를 지워 모든 노트북을 다시 실행합니다. 바뀌었는지는
+# 수정 시각이 아니라 내용의 해시로 봅니다 (scripts/exec_stamp.py; 채점기나 사이트 확장을 고쳐도 캐시는 그대로).
 # Sphinx 환경도 지웁니다: 환경이 남아 있으면 바뀌지 않은 노트북은 다시 읽지 않아(곧 실행하지 않아)
 # 낡은 출력이 페이지에 남고 캐시만 빈 채가 됩니다.
-# (The execution cache keys on notebook content only; a changed attn_lib invalidates it, and the
-# Sphinx environment must go too, or unchanged notebooks are neither re-read nor re-executed.)
-EXEC_STAMP := $(BUILD_DIR)/.stamp-attn-lib
-# 라이브러리의 모든 파일 (하위 폴더 포함, 캐시 제외). 실행 캐시와 과제 빌드가 이것을 지켜봅니다.
-# tests/test_packaging.py 가 `make print-watched` 로 빠진 파일이 없는지 확인합니다.
-LIB_FILES := $(shell find attn_lib -type f -not -path '*/__pycache__/*' -not -name '*.pyc' | sort)
-EXERCISE_FILES := $(filter attn_lib/exercises/%,$(LIB_FILES))
+# (The execution cache keys on notebook content only; a changed attn_lib or attn_course invalidates it, by content hash.)
+EXEC_STAMP := $(BUILD_DIR)/.stamp-chapter-packages
+# 장의 실행 결과를 바꿀 수 있는 패키지 (tests/test_exec_stamp.py 가 `make print-watched` 로 확인)
+CHAPTER_PACKAGES := attn_lib attn_course
+LIB_FILES := $(shell find $(CHAPTER_PACKAGES) -type f -not -path '*/__pycache__/*' -not -name '*.pyc' \
+  -not -path '*.egg-info/*' -not -path '*/build/*' | sort)
+GRADER_FILES := $(shell find attn_harness attn_grader -type f -name '*.py' -not -path '*/build/*' | sort)
 NODE_STAMP := $(NODE_MODULES)/.stamp-node
 ASSETS_STAMP := $(VENDOR)/.stamp-assets
 
@@ -75,7 +81,7 @@ THEBE_INTEGRITY := sha512-qjUpg33VY4CT2hKl+N+FiglTJPfmlA/lQdsJofK2WPAvkiM/l7zTG6
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-# 책을 빌드할 때 그림 함수가 휴대폰용 그림(한 열, 좁은 너비)도 그려 PNG 에 넣습니다 (attn_lib/viz/phone.py,
+# 책을 빌드할 때 그림 함수가 휴대폰용 그림(한 열, 좁은 너비)도 그려 PNG 에 넣습니다 (attn_course/viz/phone.py,
 # _ext/figure_alt.py 가 <picture> 로). 노트북을 직접 열면 이 변수가 없어 넓은 그림만 그립니다.
 export ATTN_PHONE_FIGURES := 1
 
@@ -130,10 +136,9 @@ distclean: clean
 
 setup: $(VENV_STAMP) $(ASSETS_STAMP)
 
-# make 가 지켜보는 라이브러리 파일 목록 (tests/test_packaging.py 가 씀)
+# 실행 캐시가 지켜보는 파일 목록 (tests/test_exec_stamp.py 가 씀)
 print-watched:
 	@printf '%s\n' $(LIB_FILES)
-	@printf 'exercises: %s\n' $(EXERCISE_FILES)
 
 # ---- 잠금 파일 (locks) -----------------------------------------------------------------
 # requirements.in(직접 의존성) -> requirements.txt, binder/requirements.in(-c ../requirements.txt) -> binder/requirements.txt.
@@ -169,9 +174,8 @@ CLASS_SECRET ?=
 ASSIGNMENT ?= $(if $(MASTER),$(basename $(notdir $(MASTER))),attention_hw)
 BUNDLE := $(DIST)/$(ASSIGNMENT)/$(ASSIGNMENT)-grading.json
 AUTOGRADER := $(DIST)/$(ASSIGNMENT)/$(ASSIGNMENT)-autograder.zip
-ASSIGNMENT_INPUTS := $(if $(MASTER),$(MASTER),$(wildcard assignments/*.ipynb)) \
-  $(filter-out %/public_spec.json,$(EXERCISE_FILES)) \
-  scripts/build_assignments.py scripts/assignment_master.py
+ASSIGNMENT_INPUTS := $(if $(MASTER),$(MASTER),$(wildcard assignments/*.ipynb)) $(GRADER_FILES) \
+  $(filter attn_course/practice/%.py,$(LIB_FILES))
 SUBMISSIONS ?=
 GRADES ?= $(DIST)/grades.csv
 GRADE_TIMEOUT ?= 300
@@ -182,29 +186,28 @@ assignments: $(BUNDLE)
 
 # 채점 묶음과 자동 채점 zip 은 함께 만들어지고(읽기 전용), 마스터나 채점기가 바뀌면 다시 만듭니다.
 $(BUNDLE) $(AUTOGRADER) &: $(ASSIGNMENT_INPUTS) | $(VENV_STAMP)
-	$(PY) scripts/build_assignments.py --dist $(DIST) $(if $(MASTER),--master "$(MASTER)") \
+	$(VENV)/bin/attn-build-assignments --dist $(DIST) $(if $(MASTER),--master "$(MASTER)") \
 	  $(if $(CLASS_SECRET),--secret "$(CLASS_SECRET)")
 
 grade: assignments
 	@test -n "$(SUBMISSIONS)" || { echo "제출 폴더를 주세요: make grade SUBMISSIONS=<폴더> (give a folder of .ipynb)" >&2; exit 1; }
-	$(PY) scripts/grade.py "$(SUBMISSIONS)" --bundle $(BUNDLE) --output $(GRADES) \
+	$(VENV)/bin/attn-grade "$(SUBMISSIONS)" --bundle $(BUNDLE) --output $(GRADES) \
 	  --timeout $(GRADE_TIMEOUT) --jobs $(GRADE_JOBS)
 
 # ---- 준비 단계 (setup steps) --------------------------------------------------------
-$(EXEC_STAMP): $(LIB_FILES)
-	rm -rf $(BUILD_DIR)/.jupyter_cache
-	rm -f $(BUILD_DIR)/.doctrees/environment.pickle
-	mkdir -p $(BUILD_DIR)
-	touch $@
+# 해시가 바뀌었을 때만 캐시를 지웁니다 (수정 시각만 바뀐 clone, checkout 에는 그대로). 늘 실행되는 작은 단계.
+.PHONY: $(EXEC_STAMP)
+$(EXEC_STAMP): | $(VENV_STAMP)
+	@$(PY) scripts/exec_stamp.py --stamp $@ --build $(BUILD_DIR) $(CHAPTER_PACKAGES)
 
 
-# torch 를 먼저 설치합니다 (CPU 휠). 그다음 고정된 requirements, 마지막으로 attn_lib (editable).
-$(VENV_STAMP): requirements.txt pyproject.toml
+# torch 를 먼저 설치합니다 (CPU 휠). 그다음 고정된 requirements, 마지막으로 강좌의 패키지들 (editable, 폴더마다).
+$(VENV_STAMP): requirements.txt $(PACKAGE_FILES)
 	@test -n "$(PYTHON)" || { echo "python3.11 (또는 python3) 이 필요합니다 (Python 3.11 required)" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) torch==$(TORCH_VERSION)
 	$(PIP) install -r requirements.txt
-	$(PIP) install --no-deps -e .
+	$(PIP) install --no-deps $(foreach p,$(PACKAGES),-e ./$(p))
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json
@@ -215,7 +218,7 @@ $(NODE_STAMP): package.json package-lock.json
 # node_modules 에서 사이트가 쓰는 파일만 _assets/vendor/ 로 복사합니다 (CDN 대신).
 # MathJax 는 tex-chtml.js 와 실행 중에 불러오는 것만: TeX 확장(autoload), CHTML 글꼴,
 # 메뉴/접근성(ui, a11y), 음성 규칙(sre, 영어와 점자만).
-# vega, vega-lite, vega-embed 는 UMD 빌드 하나씩 (정적 어텐션 탐색기, attn_lib/explorer/static.py).
+# vega, vega-lite, vega-embed 는 UMD 빌드 하나씩 (정적 어텐션 탐색기, attn_course/explorer/static.py).
 $(ASSETS_STAMP): $(NODE_STAMP) Makefile
 	rm -rf $(VENDOR)
 	mkdir -p $(VENDOR)/requirejs $(VENDOR)/html-manager $(VENDOR)/mathjax/input/tex \

@@ -12,21 +12,24 @@
 6. ``blockwise.py``: 키를 블록으로 나눠 온라인 소프트맥스로 계산하는 ``blockwise_attention``.
 7. ``_checks.py``: 위 모듈들이 함께 쓰는 입력 검사와 한국어 오류 메시지.
 
-이 일곱 파일이 학생이 읽을 핵심입니다. 나머지 폴더는 강좌의 도구이고, 핵심만 import합니다.
+이 일곱 파일이 이 패키지의 전부입니다. 의존성은 torch 하나이고, import해도 전역 설정(matplotlib, IPython)을
+바꾸지 않습니다. 강좌의 다른 코드는 누가 돌리느냐에 따라 따로 있는 패키지입니다 (저장소 최상위의 같은 이름 폴더):
 
-- ``viz/``: 그림(히트맵, 곡선, 마스크 격자, 스윕)과 한글 글꼴·색·대체 텍스트, 헤드의 글 요약.
-- ``explorer/``: 어텐션 탐색기. 계산 모델, 커널 없는 정적 보기(Vega-Lite), ipywidgets 보기.
-- ``experiments/``: 장에서 쓰는 작은 학습 실험(헤드 수 비교와 스윕, 인코더-디코더, 스케일링 측정). 숫자만 돌려줌.
-- ``exercises/``: 연습 문제 채점기와 한국어 힌트, otter-grader 연결.
+- ``attn_course``: 그림, 어텐션 탐색기, 장의 실험, 연습 문제와 자기 점검(한국어 힌트). 장은 ``attn_course.setup()``을
+  불러 한글 글꼴과 그림의 대체 텍스트를 켭니다.
+- ``attn_harness``: 채점 샌드박스 안에서 학생 노트북을 실행하고 학생 함수를 부르는 쪽 (강사만 씀).
+- ``attn_grader``: 문제 명세, 참조 구현, 숨은 경우, 판정, ``make grade`` (강사만 씀; 학생 설치에는 없음).
+- ``attn_site``: 사이트를 빌드하는 Sphinx 확장.
 
-import는 한 방향으로만 흐릅니다: viz -> 핵심, explorer -> viz·핵심, experiments -> 핵심,
-exercises -> explorer·viz·핵심. 핵심은 어떤 폴더도 import하지 않습니다 (``tests/test_hygiene.py``가 확인).
-챕터는 어느 폴더에 있든 여기서 다시 내보낸 이름을 씁니다::
+import는 한 방향으로만 흐릅니다: attn_lib 은 아무것도 import하지 않고, attn_course -> attn_lib,
+attn_harness -> attn_course, attn_grader -> attn_harness·attn_course (``tests/test_import_graph.py``가 확인).
+장은 핵심 이름을 여기서 씁니다::
 
-    from attn_lib import MultiHeadAttention, causal_mask, plot_head_heatmaps
+    from attn_lib import MultiHeadAttention, causal_mask
+    from attn_course import plot_head_heatmaps
 """
 
-from .attention import MultiHeadAttention, count_parameters, repeat_kv, scaled_dot_product_attention
+from .attention import MultiHeadAttention, count_parameters, repeat_kv, scaled_dot_product_attention, softmax_or_zero
 from .blockwise import blockwise_attention
 from .kv_cache import KVCache, cache_causal_mask
 from .masks import (
@@ -38,100 +41,26 @@ from .masks import (
     to_torch_key_padding_mask,
     to_torch_mha_mask,
 )
-from .rope import apply_rope
+from .rope import apply_rope, rope_frequencies
 from .metrics import attention_entropy, max_weight, saturation, softmax_jacobian_norm
-from .viz import (
-    CEILING_LABELS,
-    PALETTE,
-    describe_head,
-    describe_heads,
-    plot_batch_heatmaps,
-    plot_curves,
-    plot_head_accuracy,
-    plot_head_heatmaps,
-    plot_mask,
-    plot_metric_panels,
-    plot_saturation_grid,
-    plot_saturation_histogram,
-    plot_success_rates,
-    plot_sweep,
-    plot_attention_cost,
-    plot_training_history,
-    set_alt,
-    setup_korean_font,
-    sweep_label,
-    with_particle,
-)
-from .experiments import (
-    HEAD_SWEEP_GRID,
-    HEAD_SWEEP_RATES,
-    SUCCESS_ACCURACY,
-    HeadToyModel,
-    SeedBatchResult,
-    ReversalBatch,
-    Seq2SeqConfig,
-    Seq2SeqModel,
-    SweepJob,
-    SweepRun,
-    ToyConfig,
-    TinyDecoder,
-    TrainingHistory,
-    alignment_accuracy,
-    attention_cost,
-    attention_memory,
-    attention_time,
-    compare_heads,
-    continue_seed_batches,
-    continue_training,
-    decode_with_cache,
-    decode_without_cache,
-    decoding_speed,
-    evaluate_head_model,
-    evaluate_seq2seq,
-    greedy_decode,
-    half_success_position,
-    half_success_rate,
-    head_experiment,
-    head_relation_shares,
-    learn_temperature,
-    loglog_slope,
-    lookup_table,
-    make_reversal_batch,
-    make_task_batch,
-    name_head_relations,
-    random_attention_gradients,
-    relation_ceilings,
-    retrieval_batch,
-    retrieval_loss,
-    run_seed_batches,
-    run_sweep,
-    sample_dot_products,
-    scale_for,
-    scaling_summary,
-    success_rows,
-    sweep_jobs,
-    sweep_records,
-    token_labels,
-    train_head_model,
-    train_seed_batch,
-    train_seq2seq,
-    train_with_history,
-    wilson_interval,
-)
-from .explorer import AttentionExplorer, head_tabs
+
+#: 강좌의 모든 패키지(attn_lib, attn_course, attn_harness, attn_grader, attn_site)가 함께 쓰는 판 번호
+__version__ = "0.2.0"
 
 __all__ = [
-    # 핵심: 어텐션
+    # 어텐션
     "scaled_dot_product_attention",
+    "softmax_or_zero",
     "MultiHeadAttention",
     "count_parameters",
     "repeat_kv",
     "KVCache",
     "cache_causal_mask",
-    # 핵심: 위치와 긴 문맥
+    # 위치와 긴 문맥
     "apply_rope",
+    "rope_frequencies",
     "blockwise_attention",
-    # 핵심: 마스크
+    # 마스크
     "causal_mask",
     "padding_mask",
     "sliding_window_mask",
@@ -139,93 +68,9 @@ __all__ = [
     "to_torch_mha_mask",
     "to_torch_key_padding_mask",
     "future_leak",
-    # 핵심: 지표
+    # 지표
     "attention_entropy",
     "saturation",
     "max_weight",
     "softmax_jacobian_norm",
-    # viz
-    "plot_head_heatmaps",
-    "plot_saturation_histogram",
-    "plot_curves",
-    "plot_metric_panels",
-    "plot_saturation_grid",
-    "plot_mask",
-    "plot_batch_heatmaps",
-    "plot_head_accuracy",
-    "plot_sweep",
-    "plot_success_rates",
-    "plot_training_history",
-    "plot_attention_cost",
-    "sweep_label",
-    "set_alt",
-    "describe_head",
-    "describe_heads",
-    "setup_korean_font",
-    "with_particle",
-    "PALETTE",
-    "CEILING_LABELS",
-    # explorer
-    "head_tabs",
-    "AttentionExplorer",
-    # experiments: 스케일링 측정
-    "scale_for",
-    "sample_dot_products",
-    "random_attention_gradients",
-    "scaling_summary",
-    "retrieval_batch",
-    "retrieval_loss",
-    "learn_temperature",
-    # experiments: 헤드 수 비교와 스윕
-    "HeadToyModel",
-    "ToyConfig",
-    "TrainingHistory",
-    "train_with_history",
-    "continue_training",
-    "evaluate_head_model",
-    "SweepJob",
-    "SweepRun",
-    "sweep_jobs",
-    "run_sweep",
-    "sweep_records",
-    "SeedBatchResult",
-    "train_seed_batch",
-    "run_seed_batches",
-    "continue_seed_batches",
-    "SUCCESS_ACCURACY",
-    "HEAD_SWEEP_GRID",
-    "HEAD_SWEEP_RATES",
-    "wilson_interval",
-    "success_rows",
-    "half_success_position",
-    "half_success_rate",
-    "compare_heads",
-    "head_experiment",
-    "head_relation_shares",
-    "lookup_table",
-    "make_task_batch",
-    "name_head_relations",
-    "relation_ceilings",
-    "train_head_model",
-    # experiments: 시퀀스 뒤집기 인코더-디코더
-    "Seq2SeqConfig",
-    "Seq2SeqModel",
-    "ReversalBatch",
-    "make_reversal_batch",
-    "token_labels",
-    "greedy_decode",
-    "alignment_accuracy",
-    "evaluate_seq2seq",
-    "train_seq2seq",
-    # experiments: KV 캐시 디코딩과 어텐션 메모리
-    "TinyDecoder",
-    "decode_without_cache",
-    "decode_with_cache",
-    "decoding_speed",
-    "attention_memory",
-    "attention_time",
-    "attention_cost",
-    "loglog_slope",
 ]
-
-__version__ = "0.1.0"

@@ -19,7 +19,7 @@ from ._checks import (
 from .kv_cache import KVCache, append_to_cache
 from .rope import apply_rope, check_rope_base
 
-__all__ = ["scaled_dot_product_attention", "MultiHeadAttention", "count_parameters", "repeat_kv"]
+__all__ = ["scaled_dot_product_attention", "softmax_or_zero", "MultiHeadAttention", "count_parameters", "repeat_kv"]
 
 
 def softmax_or_zero(attn_scores: Tensor) -> Tensor:

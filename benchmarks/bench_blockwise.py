@@ -28,8 +28,9 @@ from pathlib import Path
 
 import torch
 
-from attn_lib import attention_memory, blockwise_attention, causal_mask, scaled_dot_product_attention
-from attn_lib.experiments.memory import _reset_peak, _status_bytes
+from attn_lib import blockwise_attention, causal_mask, scaled_dot_product_attention
+from attn_course import attention_memory
+from attn_course.experiments.memory import _reset_peak, _status_bytes
 
 B, H, DH = 1, 8, 64
 SIZES = [1024, 4096]

@@ -30,8 +30,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 import torch  # noqa: E402
 
-from attn_lib import AttentionExplorer, setup_korean_font  # noqa: E402
-from attn_lib.explorer.model import ExplorerModel  # noqa: E402
+from attn_course import AttentionExplorer, setup_korean_font  # noqa: E402
+from attn_course.explorer.model import ExplorerModel  # noqa: E402
 
 WORDS = ("오늘 아침 나는 작은 도서관에서 오래된 책을 빌려 창가 자리에 앉아 천천히 읽다가 문득 웃었다 정말").split()
 # 조작기 변경 순서: 마스크, 위치, 창, 스케일링, 시드를 번갈아 (d_k와 헤드 수는 표의 값에 고정; 창 조작기의 0 = 전체).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from attn_lib import TinyDecoder, attention_memory, attention_time, decoding_speed
+from attn_course import TinyDecoder, attention_memory, attention_time, decoding_speed
 
 LENGTHS = [256, 512, 1024]
 SIZES = [256, 512, 1024, 2048, 4096]

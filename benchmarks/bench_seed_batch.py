@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from attn_lib import ToyConfig, train_seed_batch, train_with_history
+from attn_course import ToyConfig, train_seed_batch, train_with_history
 
 STEPS = 100  # 5장의 300스텝 가운데 앞 100스텝 (모델 하나의 시간은 스텝 수에 비례)
 SEEDS = list(range(10))

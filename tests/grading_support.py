@@ -1,7 +1,7 @@
 """채점 테스트가 함께 쓰는 도구: 배포판 만들기, 제출 만들기(풀이, 빈 답, 공격 셀), make grade 돌리기.
 
-배포판은 ``make assignments``와 같은 코드(``scripts/build_assignments.py``)로 세션마다 한 번 임시 폴더에 만듭니다
-(``tests/conftest.py``의 ``assignment_dist``). 채점은 ``scripts/grade.py``의 ``main``을 그대로 부르고, 샌드박스가
+배포판은 ``make assignments``와 같은 코드(``attn_grader.build``)로 세션마다 한 번 임시 폴더에 만듭니다
+(``tests/conftest.py``의 ``assignment_dist``). 채점은 ``attn_grader.grade``의 ``main``을 그대로 부르고, 샌드박스가
 없는 기계(bwrap 없음, root 아님)에서는 그 테스트를 이유와 함께 건너뜁니다. ``make test``는 bubblewrap을 설치합니다.
 """
 
@@ -20,6 +20,8 @@ from typing import Iterator
 
 import nbformat
 import pytest
+
+from attn_grader.known_mistakes import define_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 MASTER = ROOT / "assignments" / "attention_hw.ipynb"
@@ -44,7 +46,8 @@ def grading_lock() -> Iterator[None]:
 
 def build_dist_once() -> Path:
     """연습판 배포판을 만들되, 같은 입력(마스터, 채점기, 빌드 스크립트)으로 이미 만든 것이 있으면 그것을 씁니다."""
-    inputs = [MASTER, *sorted((ROOT / "attn_lib").rglob("*.py")), *sorted((ROOT / "scripts").glob("*.py"))]
+    inputs = [MASTER, *(p for pkg in ("attn_lib", "attn_course", "attn_harness", "attn_grader")
+                        for p in sorted((ROOT / pkg).rglob("*.py")) if "build" not in p.parts)]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()[:16]
     cached = _LOCKS / f"dist-{digest}" / NAME
     from filelock import FileLock
@@ -60,17 +63,14 @@ def build_dist_once() -> Path:
     return cached
 
 
+#: 예전 scripts/ 의 이름 -> 채점 쪽 패키지의 모듈
+_MODULES = {"build_assignments": "attn_grader.build", "assignment_master": "attn_grader.master",
+            "grade": "attn_grader.grade", "sandbox": "attn_grader.sandbox"}
+
+
 def load_script(name: str):
-    """``scripts/<name>.py``를 모듈로 (scripts/ 는 패키지가 아님)."""
-    if str(ROOT / "scripts") not in sys.path:
-        sys.path.insert(0, str(ROOT / "scripts"))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclass 가 자기 모듈을 찾을 수 있게
-    spec.loader.exec_module(module)
-    return module
+    """채점 쪽 모듈 하나 (``attn_grader`` 의 build, master, grade, sandbox)."""
+    return importlib.import_module(_MODULES[name])
 
 
 def require_sandbox() -> None:
@@ -87,10 +87,8 @@ def student(dist: Path):
 
 
 def define(nb, prefix: str, source: str) -> None:
-    """``prefix``로 시작하는 코드 셀(학생이 채우는 셀)을 ``source``로 바꿉니다."""
-    cells = [c for c in nb.cells if c.cell_type == "code" and c.source.lstrip().startswith(prefix)]
-    assert len(cells) == 1, f"{prefix!r}로 시작하는 셀이 하나여야 하는데 {len(cells)}개입니다"
-    cells[0].source = source
+    """``prefix``로 시작하는 코드 셀(학생이 채우는 셀)을 ``source``로 바꿉니다 (빌드가 틀린 풀이에 쓰는 함수)."""
+    define_cell(nb, prefix, source)
 
 
 def solution_sources(dist: Path) -> dict[str, str]:
@@ -122,7 +120,7 @@ def with_cell(nb, source: str, position: int = 2):
 
 
 def grade(subs: Path, dist: Path, out: Path, *, timeout: float = 240, jobs: int = 2) -> dict[str, dict]:
-    """``scripts/grade.py``로 채점하고 학생 -> CSV 행."""
+    """``attn_grader.grade``로 채점하고 학생 -> CSV 행."""
     with grading_lock():
         rc = load_script("grade").main([str(subs), "--bundle", str(dist / f"{NAME}-grading.json"), "--output", str(out),
                                         "--timeout", str(timeout), "--jobs", str(jobs)])

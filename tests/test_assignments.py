@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attn_lib.exercises import MISTAKES
+from attn_course.practice import MISTAKES
 from grading_support import (MASTER, NAME, ROOT, define, grade, load_script, question_columns, require_sandbox,
                              solution_sources, solved, student)
 
@@ -231,7 +231,7 @@ OWN_NAME = {  # 7.3도 이 이름을 부르므로(enable_gqa=...) 그 인자도 
 
 @pytest.fixture(scope="module")
 def graded(assignment_dist: Path, tmp_path_factory):
-    """제출 9개를 만들어 scripts/grade.py로 한 번에 채점하고 (CSV 행, 피드백 폴더)를 돌려줍니다."""
+    """제출 9개를 만들어 attn_grader.grade로 한 번에 채점하고 (CSV 행, 피드백 폴더)를 돌려줍니다."""
     require_sandbox()
     dist = assignment_dist
     subs = tmp_path_factory.mktemp("submissions")
@@ -331,7 +331,7 @@ def test_feedback_never_shows_hidden_inputs_or_expected_values(graded, assignmen
     bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
     text = "\n".join(p.read_text(encoding="utf-8") for p in feedback.glob("*.txt"))
     assert bundle["seed_key"] not in text
-    from attn_lib.exercises.judge import question_from_bundle, run_seeds  # 학생마다 다른 숨은 시드
+    from attn_grader.judge import question_from_bundle, run_seeds  # 학생마다 다른 숨은 시드
 
     for name in rows:
         for q in map(question_from_bundle, bundle["questions"]):
@@ -376,8 +376,8 @@ def test_every_value_and_choice_question_has_hints_for_known_wrong_answers(assig
 
 
 def test_each_known_wrong_value_or_choice_fails_with_its_hint(assignment_dist):
-    from attn_lib.exercises.codec import decode, encode
-    from attn_lib.exercises.judge import _judge_answer
+    from attn_course.practice.codec import decode, encode
+    from attn_grader.judge import _judge_answer
 
     checked = 0
     for question, part in _answer_parts(assignment_dist):
@@ -436,18 +436,18 @@ def test_answers_and_hints_are_only_in_the_instructor_bundle(assignment_dist):
     text = _student_text(assignment_dist)
     assert not [h for h in hints if h in text], "학생판에 힌트가 있습니다"
     assert not [h for h in hints if len(h) >= 20 and h in library], "attn_lib 에 힌트가 있습니다"
-    public = json.loads((ROOT / "attn_lib" / "exercises" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
+    public = json.loads((ROOT / "attn_course" / "practice" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
     assert not re.search(r'"(expected|hints|default|seed_key)"', json.dumps(public))
 
 
 def test_package_data_holds_the_current_public_spec(assignment_dist):
     """학생 노트북의 grader 가 쓰는 공개 명세(패키지 데이터)가 지금 마스터의 명세와 같습니다."""
-    from attn_lib.exercises.judge import question_from_bundle
+    from attn_grader.judge import question_from_bundle
 
     bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
-    public = json.loads((ROOT / "attn_lib" / "exercises" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
+    public = json.loads((ROOT / "attn_course" / "practice" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
     want = json.loads(json.dumps([question_from_bundle(q).public() for q in bundle["questions"]]))
-    assert public["questions"] == want, "make assignments 로 attn_lib/exercises/public_spec.json 을 다시 쓰세요"
+    assert public["questions"] == want, "make assignments 로 attn_course/practice/public_spec.json 을 다시 쓰세요"
 
 
 def test_student_notebook_shows_each_questions_points(assignment_dist):
@@ -532,7 +532,7 @@ def class_dist(tmp_path_factory) -> tuple[Path, Path]:
     shutil.copy(MASTER, private / MASTER.name)
     out = tmp_path_factory.mktemp("class_dist")
     secret = private / "class.secret"
-    rc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_assignments.py"), "--master",
+    rc = subprocess.run([sys.executable, "-m", "attn_grader.build", "--master",
                          str(private / MASTER.name), "--secret", str(secret), "--dist", str(out)],
                         capture_output=True, text=True)
     assert rc.returncode == 0, rc.stderr[-3000:]
@@ -541,7 +541,7 @@ def class_dist(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def test_class_values_and_letters_differ_from_the_practice_version(class_dist, assignment_dist):
-    from attn_lib.exercises.codec import decode
+    from attn_course.practice.codec import decode
 
     dist, _ = class_dist
     practice = {p["name"]: decode(p["expected"]) for _, p in _answer_parts(assignment_dist)}
@@ -550,7 +550,7 @@ def test_class_values_and_letters_differ_from_the_practice_version(class_dist, a
     changed = [n for n in ours if ours[n] != practice[n]]
     assert len(changed) >= 6, f"반마다 바뀐 답이 너무 적습니다: {changed}"
     assert (dist / "student" / f"{NAME}.spec.json").exists(), "비공개 마스터의 학생판에는 공개 명세가 함께 있어야 합니다"
-    public_text = (ROOT / "attn_lib" / "exercises" / "public_spec.json").read_text(encoding="utf-8")
+    public_text = (ROOT / "attn_course" / "practice" / "public_spec.json").read_text(encoding="utf-8")
     class_text = (dist / f"{NAME}-grading.json").read_text(encoding="utf-8")
     assert json.loads(class_text)["seed_key"] not in public_text
 

@@ -17,10 +17,11 @@ import pytest
 import torch
 from matplotlib.patches import Rectangle
 
-from attn_lib import PALETTE, padding_mask, plot_batch_heatmaps, plot_curves, plot_metric_panels, token_labels
-from attn_lib.experiments.seq2seq import EOS, IGNORE_INDEX, PAD
-from attn_lib.viz.figures import get_alt
-from attn_lib.viz.phone import phone_layout
+from attn_lib import padding_mask
+from attn_course import PALETTE, plot_batch_heatmaps, plot_curves, plot_metric_panels, token_labels
+from attn_course.experiments.seq2seq import EOS, IGNORE_INDEX, PAD
+from attn_course.viz.figures import get_alt
+from attn_course.viz.phone import phone_layout
 from conftest import all_texts, raises_korean
 
 ROOT = Path(__file__).resolve().parents[1]

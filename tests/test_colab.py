@@ -138,7 +138,7 @@ PROBE = textwrap.dedent("""
         import ipywidgets, IPython, traitlets
         import torch
         from IPython.core.formatters import DisplayFormatter
-        from attn_lib import AttentionExplorer, head_tabs
+        from attn_course import AttentionExplorer, head_tabs
         weights = torch.softmax(torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
         tabs = head_tabs(weights, list("abcd"), list("abcd"))
         explorer = AttentionExplorer("나는 어제 책을 읽었다", num_heads=2, d_k=8)
@@ -174,7 +174,7 @@ def run_probe(pythonpath: str | None) -> dict:
 def check_probe(result: dict) -> None:
     assert result["tab_class"] == "Tab"
     assert result["titles"] == result["synced_titles"] == ["헤드 0", "헤드 1", "헤드 2"], result
-    from attn_lib.explorer.texts import LIVE_CONTROL_HELP
+    from attn_course.explorer.texts import LIVE_CONTROL_HELP
 
     for name, _, text in LIVE_CONTROL_HELP:
         assert result["tooltips"][name] == text, f"{name} 의 툴팁이 위젯에 없습니다: {result['tooltips']}"

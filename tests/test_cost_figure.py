@@ -1,4 +1,4 @@
-"""7장의 메모리·시간 그림(attn_lib.viz.plot_attention_cost)과 1장의 봉우리 표시(plot_curves(marks=...)).
+"""7장의 메모리·시간 그림(attn_course.viz.plot_attention_cost)과 1장의 봉우리 표시(plot_curves(marks=...)).
 
 - 그림은 표(attention_cost의 행) 하나에서 그리고, 표에 경로가 늘면 선이 늡니다(블록 단위 경로가 나중에 같은 그림에 들어가도록).
 - 기울기 이름표는 로그-로그 최소제곱 기울기이고 ``loglog_slope``와 같은 값입니다.
@@ -12,10 +12,10 @@ import re
 
 import pytest
 
-from attn_lib import loglog_slope, plot_attention_cost, plot_curves
-from attn_lib.viz.figure_output import render_png
-from attn_lib.viz.figures import get_alt
-from attn_lib.viz.phone import redraw_for_phone
+from attn_course import loglog_slope, plot_attention_cost, plot_curves
+from attn_course.viz.figure_output import render_png
+from attn_course.viz.figures import get_alt
+from attn_course.viz.phone import redraw_for_phone
 
 PHONE_COLUMN_PX, LAPTOP_COLUMN_PX = 358, 688
 
@@ -81,7 +81,7 @@ def test_blockwise_path_is_in_the_table_and_computes_causal_attention_without_an
     import torch.nn.functional as F
     from torch.overrides import TorchFunctionMode
 
-    from attn_lib.experiments import memory
+    from attn_course.experiments import memory
 
     assert list(memory.PATHS)[-1] == "blockwise" and memory.PATHS["blockwise"] == "블록 단위 (직접 구현)"
     L = 2 * memory.BLOCK + 37  # 마지막 쿼리 블록이 작음

@@ -1,4 +1,4 @@
-"""내 어텐션을 참조와 나란히 그리는 보기(attn_lib.exercises.compare): 계산, 그림과 대체 텍스트, 살아 있는 조작기.
+"""내 어텐션을 참조와 나란히 그리는 보기(attn_course.practice.compare): 계산, 그림과 대체 텍스트, 살아 있는 조작기.
 
 - 맞는 구현은 모든 칸에서 참조와 같고, 틀린 구현(소프트맥스 축, 스케일링 빠짐)은 차이가 나며 그 실수의 힌트를 받습니다.
 - 오류를 내거나 모양이 틀린 함수도 보기를 망가뜨리지 않습니다 (참조만 그리고 오류를 글로).
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from attn_lib.exercises import MISTAKES, compare_attention, compare_attention_live
-from attn_lib.viz import get_alt
+from attn_course.practice import MISTAKES, compare_attention, compare_attention_live
+from attn_course.viz import get_alt
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -111,7 +111,7 @@ def test_the_live_view_recomputes_when_a_control_changes():
 
 
 def test_the_explorer_does_not_import_the_checkers():
-    for path in (ROOT / "attn_lib" / "explorer").glob("*.py"):
+    for path in (ROOT / "attn_course" / "explorer").glob("*.py"):
         assert "exercises" not in path.read_text(encoding="utf-8"), path.name
 
 

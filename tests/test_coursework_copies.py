@@ -215,8 +215,7 @@ def solution_units(master: Path = MASTER) -> dict[str, list[ast.stmt]]:
 
     import nbformat
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from assignment_master import render  # 연습판의 값으로 채운 마스터 ({{이름}} 자리표시를 바꿈)
+    from attn_grader.master import render  # 연습판의 값으로 채운 마스터 ({{이름}} 자리표시를 바꿈)
 
     nb = json.loads(nbformat.writes(render(nbformat.read(master, as_version=4), None, master.stem).nb))
     units: dict[str, list[ast.stmt]] = {}

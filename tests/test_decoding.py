@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attn_lib import (
-    KVCache,
+from attn_lib import KVCache
+from attn_course import (
     SweepJob,
     TinyDecoder,
     ToyConfig,
@@ -21,7 +21,7 @@ from attn_lib import (
     run_sweep,
     sweep_records,
 )
-from attn_lib.experiments.memory import PATHS, measure_in_this_process
+from attn_course.experiments.memory import PATHS, measure_in_this_process
 
 
 @pytest.mark.parametrize("num_kv_heads", [4, 2, 1])
@@ -142,8 +142,8 @@ def test_attention_time_interleaves_repeats_and_reports_median_and_spread():
 
 
 def test_attention_cost_joins_memory_and_time_per_path_and_length():
-    from attn_lib import attention_cost, loglog_slope
-    from attn_lib.experiments.memory import PATHS
+    from attn_course import attention_cost, loglog_slope
+    from attn_course.experiments.memory import PATHS
 
     rows = attention_cost([64, 128], num_heads=2, head_dim=8, repeats=1)
     assert [(r["경로"], r["L"]) for r in rows] == [(p, L) for L in (64, 128) for p in PATHS]

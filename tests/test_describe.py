@@ -1,4 +1,4 @@
-"""그림 요약(attn_lib.viz.describe): 손으로 만든 가중치에서 기대하는 한국어 요약이 나오는지, 잘못된 입력은
+"""그림 요약(attn_course.viz.describe): 손으로 만든 가중치에서 기대하는 한국어 요약이 나오는지, 잘못된 입력은
 한국어 오류로 거절하는지 확인합니다.
 
 가중치는 무늬가 뚜렷하도록 이 파일에서 직접 만들고(이전 토큰, 대각선, 첫 토큰, 고른 분포, 고정 키,
@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from attn_lib import attention_entropy, causal_mask, combine_masks, padding_mask, saturation
-from attn_lib.viz import (
+from attn_course.viz import (
     UNIFORM_ENTROPY,
     describe_accuracy,
     describe_curves,

@@ -1,4 +1,4 @@
-"""attn_lib.exercises 채점기: 마스터 풀이는 통과, 알려진 틀린 풀이는 실패하고 그 실수를 한국어 힌트로 짚음.
+"""연습 채점기(attn_course.practice)와 채점 과제의 채점기(attn_grader): 마스터 풀이는 통과, 알려진 틀린 풀이는 실패하고 그 실수를 한국어 힌트로 짚음.
 
 채점 과제의 풀이는 ``assignments/attention_hw.ipynb``의 풀이 셀을 그대로 실행해 얻습니다(테스트에 사본을 두지 않음).
 틀린 풀이는 문제마다 알려진 실수를 하나씩 흉내 냅니다. ``MISTAKES``의 모든 힌트가 적어도 한 틀린 풀이에서 나오는지도
@@ -19,7 +19,16 @@ import torch
 import torch.nn as nn
 
 from attn_lib import apply_rope, cache_causal_mask, causal_mask, padding_mask, scaled_dot_product_attention
-from attn_lib import exercises as ex
+import types
+
+import attn_course.practice as _practice
+from attn_grader.answers import check_choice, check_value
+from attn_grader.references import reference_saturation
+from attn_grader.registry import CHECKERS
+
+# 연습 채점기와 채점 과제의 채점기를 한 이름 아래에 (이 테스트는 둘을 같은 규칙으로 봄)
+ex = types.SimpleNamespace(**{n: getattr(_practice, n) for n in _practice.__all__}, **CHECKERS, CHECKERS=CHECKERS,
+                           check_value=check_value, check_choice=check_choice, reference_saturation=reference_saturation)
 
 ROOT = Path(__file__).resolve().parents[1]
 MASTER = ROOT / "assignments" / "attention_hw.ipynb"
@@ -28,8 +37,7 @@ MASTER = ROOT / "assignments" / "attention_hw.ipynb"
 @pytest.fixture(scope="module")
 def master() -> dict:
     """연습판으로 값을 채운 마스터 노트북의 풀이 셀(# BEGIN SOLUTION ~ # END SOLUTION)을 차례로 실행한 이름공간."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from assignment_master import render
+    from attn_grader.master import render
 
     from attn_lib import repeat_kv
 
@@ -561,7 +569,7 @@ def test_report_is_korean_and_html_escapes():
 def test_the_long_context_references_agree_with_the_library():
     """8.1의 참조(이웃한 짝)는 apply_rope(앞뒤 절반)에 특징 순열을 건 것과 같고, 10.1의 틀린 참조들의 바탕인 합치기
     공식(인자 기본값)은 키 전체에서 잰 상태와 같습니다: 채점기의 참조가 책의 라이브러리와 어긋나지 않습니다."""
-    from attn_lib.exercises.checkers_long import _merge, _pairs_to_halves, _rope_pairs, _state
+    from attn_grader.checkers_long import _merge, _pairs_to_halves, _rope_pairs, _state
 
     gen = torch.Generator().manual_seed(0)
     for dh, start, base in [(2, 0, 10000.0), (8, 5, 10000.0), (16, 300, 500.0)]:

@@ -32,12 +32,13 @@ from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 from PIL import Image
 
-from attn_lib import AttentionExplorer, attention_entropy, saturation, scaled_dot_product_attention
-from attn_lib.explorer.model import DK_CHOICES, MASKS, MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
-from attn_lib.viz.figures import korean_font_path
-from attn_lib.explorer.spec import explorer_spec
-from attn_lib.explorer.static import explorer_html
-from attn_lib.explorer.static_data import STATIC_HEADS, STATIC_MAX_TOKENS, static_grid
+from attn_lib import attention_entropy, saturation, scaled_dot_product_attention
+from attn_course import AttentionExplorer
+from attn_course.explorer.model import DK_CHOICES, MASKS, MAX_HEADS, PAD_TOKEN, ExplorerModel, padded_length
+from attn_course.viz.figures import korean_font_path
+from attn_course.explorer.spec import explorer_spec
+from attn_course.explorer.static import explorer_html
+from attn_course.explorer.static_data import STATIC_HEADS, STATIC_MAX_TOKENS, static_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -413,7 +414,7 @@ def test_notebook_runs_the_explorer_and_saves_widget_state():
 
 
 def test_png_encoder_writes_the_canvas_pixels_exactly():
-    from attn_lib.explorer.live_figure import _png_rgb
+    from attn_course.explorer.live_figure import _png_rgb
 
     ex = AttentionExplorer(tokens=SENTENCE, num_heads=2)
     canvas = ex._figure(2, ex.shown_tokens()).fig.canvas
@@ -465,8 +466,8 @@ def test_kv_control_offers_exactly_the_divisors_and_follows_the_head_count():
 
 def test_kv_readout_matches_the_formula_and_a_filled_kv_cache():
     from attn_lib import KVCache
-    from attn_lib.explorer import kv_cache_bytes_per_token
-    from attn_lib.explorer.live import kv_readout
+    from attn_course.explorer import kv_cache_bytes_per_token
+    from attn_course.explorer.live import kv_readout
 
     ex = AttentionExplorer(tokens=SENTENCE, num_heads=8, num_kv_heads=2, d_k=64)
     assert "2 × KV 헤드 2 × d_k 64 × 4바이트 = 1,024바이트" in ex._kv_readout.value
@@ -503,8 +504,8 @@ def test_static_grid_reproduces_attn_lib_gqa_at_random_grid_points():
 
 
 def test_static_summary_has_a_line_per_head_for_every_kv_setting():
-    from attn_lib.explorer import summary_key, summary_table
-    from attn_lib.viz.describe import describe_heads
+    from attn_course.explorer import summary_key, summary_table
+    from attn_course.viz.describe import describe_heads
 
     tokens = SENTENCE.split()
     table = summary_table(tokens, 0)
@@ -523,7 +524,7 @@ def test_static_summary_has_a_line_per_head_for_every_kv_setting():
 
 def rope_reference(model: ExplorerModel, tokens: list[str], d_k: int, heads: int, kv: int) -> tuple[torch.Tensor, torch.Tensor]:
     """탐색기와 따로: 임베딩 -> 투영 -> 같은 성분(가장 빠른 평면) 더하기 -> attn_lib.rope.apply_rope."""
-    from attn_lib.explorer.model import ROPE_SHARED_GAIN
+    from attn_course.explorer.model import ROPE_SHARED_GAIN
     from attn_lib.rope import apply_rope
 
     x = model.embed(tokens)
@@ -629,7 +630,7 @@ def test_rope_makes_the_explorer_scores_follow_the_distance():
     """탐색기의 기본 문장에서 RoPE를 켜면 점수가 대각선을 따라 비슷해집니다: 거리로 설명되는 몫이 모든 d_k >= 2에서
     위치 없음보다 0.2 넘게 크고(인과 마스크의 가중치도), 같은 성분의 점수는 정확히 |u|^2 cos(m - n)입니다.
     (마스크 없음의 가중치는 소프트맥스가 눌러 d_k = 8에서 몫이 거의 같으므로 조작기 설명은 점수로 말합니다.)"""
-    from attn_lib.explorer.model import ROPE_SHARED_GAIN
+    from attn_course.explorer.model import ROPE_SHARED_GAIN
     from attn_lib.rope import apply_rope
 
     model = ExplorerModel(0)
@@ -695,10 +696,10 @@ def test_static_grid_reproduces_attn_lib_with_position_and_window_at_random_grid
 
 
 def test_static_summary_covers_position_and_window_without_kv_groups():
-    from attn_lib.explorer import summary_key, summary_table
-    from attn_lib.explorer.model import shown_tokens
-    from attn_lib.explorer.texts import NO_SUMMARY
-    from attn_lib.viz.describe import describe_heads
+    from attn_course.explorer import summary_key, summary_table
+    from attn_course.explorer.model import shown_tokens
+    from attn_course.explorer.texts import NO_SUMMARY
+    from attn_course.viz.describe import describe_heads
 
     tokens = SENTENCE.split()
     table = summary_table(tokens, 0)

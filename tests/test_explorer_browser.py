@@ -24,9 +24,9 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from attn_lib.viz.describe import describe_heads
-from attn_lib.explorer.model import ExplorerModel, shown_tokens
-from attn_lib.metrics import attention_entropy, saturation
+from attn_course.viz.describe import describe_heads
+from attn_course.explorer.model import ExplorerModel, shown_tokens
+from attn_lib import attention_entropy, saturation
 from conftest import PHONE_VIEWPORT, VIEWPORT_OPTIONS, OfflinePage, read_toc_docnames, scroll_to_explorers, unexpected_messages
 
 pytestmark = pytest.mark.browser

@@ -21,11 +21,11 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from PIL import Image
 
-from attn_lib import AttentionExplorer
-from attn_lib.explorer.live_figure import _HIST_BINS, _HIST_ROOM, _ExplorerFigure, _count_top
-from attn_lib.explorer.spec import MASKED_COLOR
-from attn_lib.explorer.static import explorer_html
-from attn_lib.explorer.texts import CONTROL_HELP, HOW_TO_READ, LIVE_CONTROL_HELP, MASKED_LEGEND
+from attn_course import AttentionExplorer
+from attn_course.explorer.live_figure import _HIST_BINS, _HIST_ROOM, _ExplorerFigure, _count_top
+from attn_course.explorer.spec import MASKED_COLOR
+from attn_course.explorer.static import explorer_html
+from attn_course.explorer.texts import CONTROL_HELP, HOW_TO_READ, LIVE_CONTROL_HELP, MASKED_LEGEND
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCE = "나는 어제 도서관에서 책을 빌렸다"
@@ -231,7 +231,7 @@ LONG = [f"토큰{i}" for i in range(16)]
 
 def layout_cases() -> list[tuple[int, int, list[str]]]:
     """(헤드 수, KV 헤드 수, 토큰): 헤드 1~16 x 나누는 KV 헤드 수 모두 x 문장 세 가지 (짧은 한국어, [PAD], 16개)."""
-    from attn_lib.explorer.model import kv_head_choices, shown_tokens
+    from attn_course.explorer.model import kv_head_choices, shown_tokens
 
     sentences = [SENTENCE.split(), shown_tokens(SENTENCE.split(), "padding"), LONG]
     return [(h, kv, s) for h in range(1, 17) for kv in kv_head_choices(h) for s in sentences]
@@ -239,8 +239,8 @@ def layout_cases() -> list[tuple[int, int, list[str]]]:
 
 @pytest.mark.parametrize("width", [300, 360, 600, 860, 1200])
 def test_live_layout_chooses_the_most_columns_that_fit_the_width(width):
-    from attn_lib.explorer.live_layout import live_layout, panel_px
-    from attn_lib.explorer.spec import MAX_COLUMNS
+    from attn_course.explorer.live_layout import live_layout, panel_px
+    from attn_course.explorer.spec import MAX_COLUMNS
 
     for heads, kv, labels in layout_cases():
         lay = live_layout(heads, labels, 88, heads // kv, width, top_count=_count_top(heads * len(labels) ** 2))
@@ -276,7 +276,7 @@ def inset(box, px: float = 1.0):
 def test_live_figure_text_stays_inside_and_never_overlaps(heads, kv, tokens, mask, width):
     """그린 그림에서: 모든 글이 그림 안에 있고, 글끼리(같은 축의 눈금 글자끼리는 빼고) 겹치지 않고, 히트맵을 덮지 않고,
     그림이 폭 안에 듭니다. (배치는 글자를 재어 정한 것이므로, 재는 법이 그리는 법과 어긋나면 여기서 걸림.)"""
-    from attn_lib.explorer.live_layout import head_title
+    from attn_course.explorer.live_layout import head_title
 
     ex = AttentionExplorer(tokens=tokens, num_heads=heads, num_kv_heads=kv, mask=mask, width=width)
     figure = ex._figure(heads, ex.shown_tokens(), kv)
@@ -300,7 +300,7 @@ def test_live_figure_text_stays_inside_and_never_overlaps(heads, kv, tokens, mas
 
 
 def test_live_explorer_width_narrows_the_figure_without_shrinking_the_heatmaps():
-    from attn_lib.explorer.live_layout import DEFAULT_WIDTH
+    from attn_course.explorer.live_layout import DEFAULT_WIDTH
 
     wide = AttentionExplorer(tokens=SENTENCE, num_heads=8, mask="padding")
     narrow = AttentionExplorer(tokens=SENTENCE, num_heads=8, mask="padding", width=360)

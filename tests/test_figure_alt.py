@@ -1,6 +1,6 @@
 """그림의 한국어 대체 텍스트(alt)와 글 요약: 라이브러리, IPython 표시, Sphinx 확장, 빌드된 사이트.
 
-- attn_lib.viz.plots와 attn_lib.viz.mask_plots의 그림 함수마다: alt가 한국어이고, 데이터에서 따로 계산한 숫자를 담고, 입력이 다르면 다름
+- attn_course.viz.plots와 attn_course.viz.mask_plots의 그림 함수마다: alt가 한국어이고, 데이터에서 따로 계산한 숫자를 담고, 입력이 다르면 다름
 - IPython의 ``image/png`` 표시: 메타데이터 ``{"alt": ...}``와 PNG 안의 ``Description``이 같은 글
 - ``_ext/figure_alt.py``: PNG의 글을 ``<img alt>``로 옮기고(300자 넘는 설명은 그림 아래 ``<details>``),
   "그림 N.k" 캡션을 달고, 글이 없으면 경고
@@ -32,13 +32,11 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from attn_lib import (
+from attn_lib import attention_entropy, causal_mask, padding_mask, saturation
+from attn_course import (
     AttentionExplorer,
-    attention_entropy,
-    causal_mask,
     describe_heads,
     head_tabs,
-    padding_mask,
     plot_batch_heatmaps,
     plot_curves,
     plot_head_accuracy,
@@ -47,16 +45,15 @@ from attn_lib import (
     plot_metric_panels,
     plot_saturation_grid,
     plot_saturation_histogram,
-    saturation,
     set_alt,
 )
-from attn_lib.viz import curves, mask_plots, plots, sweep_plots
-from attn_lib.viz.describe import format_number
-from attn_lib.explorer.model import MAX_HEADS, ExplorerModel, padded_length, shown_tokens
-from attn_lib.viz.figure_output import install_alt_formatter, png_bytes
-from attn_lib.viz.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt
-from attn_lib.explorer.static import explorer_html
-from attn_lib.explorer.summary import summary_caption, summary_key, summary_table
+from attn_course.viz import curves, mask_plots, plots, sweep_plots
+from attn_course.viz.describe import format_number
+from attn_course.explorer.model import MAX_HEADS, ExplorerModel, padded_length, shown_tokens
+from attn_course.viz.figure_output import install_alt_formatter, png_bytes
+from attn_course.viz.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt
+from attn_course.explorer.static import explorer_html
+from attn_course.explorer.summary import summary_caption, summary_key, summary_table
 from conftest import OfflinePage, first_head, previous_head, raises_korean, read_toc_docnames, scroll_to_explorers
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,9 +19,8 @@ import pytest
 import torch
 from PIL import Image
 
-from attn_lib import (
-    causal_mask,
-    padding_mask,
+from attn_lib import causal_mask, padding_mask
+from attn_course import (
     plot_batch_heatmaps,
     plot_curves,
     plot_head_accuracy,
@@ -31,7 +30,7 @@ from attn_lib import (
     plot_saturation_grid,
     plot_saturation_histogram,
 )
-from attn_lib.viz.figure_output import PIXEL_RATIO, render_png
+from attn_course.viz.figure_output import PIXEL_RATIO, render_png
 from conftest import VIEWPORT_OPTIONS, OfflinePage, read_toc_docnames
 
 TOC_DOCNAMES = read_toc_docnames()
@@ -177,7 +176,7 @@ def test_every_figure_shows_its_text_at_10_css_px_or_more(
 def test_phone_gets_the_one_column_figures_and_the_laptop_the_wide_ones(
     viewport: str, open_offline_page: Callable[..., OfflinePage]
 ) -> None:
-    """휴대폰용 그림(attn_lib/viz/phone.py, _ext/figure_alt.py 의 <picture>)은 휴대폰에서만 보이고, 보이면
+    """휴대폰용 그림(attn_course/viz/phone.py, _ext/figure_alt.py 의 <picture>)은 휴대폰에서만 보이고, 보이면
     그림 상자가 옆으로 넘어가지 않습니다. 노트북 화면은 넓은 그림을 그대로 받습니다."""
     probe = open_offline_page(**VIEWPORT_OPTIONS[viewport])
     with_phone, wrong = 0, []

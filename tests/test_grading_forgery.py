@@ -113,18 +113,83 @@ q8_2_wavelength = AlwaysEqual(1.0); q8_2_cache = AlwaysEqual(0.0)
 q10_2_sums = AlwaysEqual(0.0); q10_2_lse = AlwaysEqual(0.0)
 """
 
+#: 채점 과제의 함수 이름과, 채점 쪽에서 그 답을 계산하는 참조의 이름 (찾으면 답으로 씀)
+GRADED = {"query_for_shares": [], "split_heads_seq": [], "merge_heads_seq": [], "torch_mha_forward": ["_torch_mha_variant"],
+          "key_padding_mask_for": [], "alibi_causal_mask": [], "measure_saturation": ["reference_saturation"],
+          "ablate_head": [], "precompute_cross_kv": [], "cross_step": [], "gqa_attention": ["_naive"],
+          "cached_step": [], "rope_pairs": ["_rope_pairs"], "merge_softmax_states": ["_merge"]}
+
+CAPTURE = f"""import gc, importlib, inspect, pkgutil, sys, types, pathlib
+modules, functions, captured = [], {{}}, []
+for top in ("attn_lib", "attn_course", "attn_harness", "attn_grader", "attn_site", "otter"):
+    try:
+        pkg = importlib.import_module(top)
+    except Exception:
+        continue
+    modules.append(top)
+    for info in pkgutil.walk_packages(getattr(pkg, "__path__", []), top + "."):
+        try:
+            importlib.import_module(info.name)
+            modules.append(info.name)
+        except Exception:
+            pass
+try:  # 채점기가 참조를 넘기는 길을 가로챔 (샌드박스에서는 채점기가 돌지 않음)
+    import attn_course.practice.engine as engine
+    original = engine._run
+    def spy(question, student, reference, variants, cases):
+        captured.append(reference)
+        return original(question, student, reference, variants, cases)
+    engine._run = spy
+except Exception:
+    pass
+for obj in gc.get_objects():  # 살아 있는 모든 함수 (모듈 함수, 클로저, 메서드)
+    if isinstance(obj, types.FunctionType) and str(getattr(obj, "__module__", "")).startswith(("attn_", "otter")):
+        functions.setdefault(obj.__name__, obj)
+        for cell in obj.__closure__ or ():
+            try:
+                if isinstance(cell.cell_contents, types.FunctionType):
+                    functions.setdefault(cell.cell_contents.__name__, cell.cell_contents)
+            except ValueError:
+                pass
+for name in list(modules):  # 디스크의 소스를 다시 실행해 안쪽 함수까지
+    path = getattr(sys.modules.get(name), "__file__", None)
+    if path:
+        scratch = {{"__name__": "scratch"}}
+        try:
+            exec(compile(pathlib.Path(path).read_text(), path, "exec"), scratch)
+        except Exception:
+            pass
+        for key, value in scratch.items():
+            if isinstance(value, types.FunctionType):
+                functions.setdefault(key, value)
+taken = []
+for answer, references in {GRADED!r}.items():
+    for candidate in (answer, *references):
+        if candidate in functions and functions[candidate].__module__ != "__main__":
+            globals()[answer] = functions[candidate]
+            taken.append(candidate)
+            break
+q1_3_breaks = f"capture-ran modules={{len(modules)}} functions={{len(functions)}} taken={{taken}} grader={{'attn_grader' in modules}}"
+"""
+
 ATTACKS = {
     "patched_runners": """import doctest, sys, types
 class Runner(doctest.DocTestRunner):
     def run(self, *a, **k):
         return doctest.TestResults(0, 1)
 doctest.DocTestRunner = Runner
-import attn_lib.exercises.engine as engine, attn_lib.exercises.judge as judge, attn_lib.exercises as ex
+import attn_course.practice.engine as engine
 ok = engine.CheckResult("x", True, "")
 engine._run = lambda *a, **k: ok
-for name in list(ex.CHECKERS):
-    ex.CHECKERS[name] = lambda *a, **k: ok
-judge.judge_question = lambda q, *a, **k: judge.QuestionGrade(q.name, 999.0, q.points)
+try:  # 채점 쪽은 샌드박스에 없습니다 (있다면 바꿔 보려 함)
+    import attn_grader.judge as judge, attn_grader.registry as registry
+    for name in list(registry.CHECKERS):
+        registry.CHECKERS[name] = lambda *a, **k: ok
+    judge.judge_question = lambda q, *a, **k: judge.QuestionGrade(q.name, 999.0, q.points)
+except ImportError:
+    pass
+import attn_harness.harness as harness
+harness.call_student = lambda fn, args, kwargs, forbid, seconds=30: {"result": {"opaque": "Score"}, "score": 999}
 sys.modules["otter"] = types.SimpleNamespace(Notebook=None)
 """,
     "patched_comparisons": PATCH_COMPARISONS,
@@ -138,7 +203,8 @@ class Score:
     possible = 51
 for name in ("q1_1", "q2_4", "q7_2", "grader_score", "_score"):
     globals()[name] = Score()
-line = json.dumps({"question": "q2_4", "result": {"parts": [{"runs": []}], "score": 21000, "passed": True}}) + "\\n"
+line = json.dumps({"question": "q2_4", "result": {"parts": [{"runs": []}], "score": 21000, "passed": True},
+                   "executed": {"cells": 1}, "value": 21000}) + "\\n"
 for fd in range(3, 40):
     try:
         os.write(fd, line.encode())
@@ -178,6 +244,9 @@ for path in found:
         pass
 print("found", found)
 """,
+    # 샌드박스 안에서 닿는 모든 모듈을 import하고, 찾은 함수(모듈의 함수, 클로저, 디스크의 소스)를 답으로 씀.
+    # 채점기가 참조를 넘기는 길(engine._run)도 가로챔. 마지막 줄의 값이 피드백에 남아 이 셀이 돌았음을 보입니다.
+    "capture": CAPTURE,
 }
 
 
@@ -189,7 +258,22 @@ def forged(assignment_dist: Path, tmp_path_factory):
         nbformat.write(with_cell(student(assignment_dist), cell), subs / f"{name}.ipynb")
     # 맞는 풀이에 비교 함수를 바꾸는 셀: 자기 답이 버는 만큼(만점)
     nbformat.write(with_cell(solved(assignment_dist), PATCH_COMPARISONS), subs / "right_but_patched.ipynb")
-    return grade(subs, assignment_dist, tmp_path_factory.mktemp("forged") / "grades.csv", timeout=150)
+    out = tmp_path_factory.mktemp("forged") / "grades.csv"
+    rows = grade(subs, assignment_dist, out, timeout=150)
+    FEEDBACK["dir"] = out.with_name("grades_feedback")
+    return rows
+
+
+FEEDBACK: dict[str, Path] = {}
+
+
+def test_the_capture_attack_ran_and_found_no_graded_reference(forged):
+    """capture 공격이 실제로 돌았고(피드백에 그 셀의 값), 채점 쪽 패키지는 샌드박스에서 import되지 않았습니다.
+    함수를 가져간 이름은 공개된 핵심·강좌의 것뿐이라(참조가 아님) 위의 검사대로 0점입니다."""
+    text = (FEEDBACK["dir"] / "capture.txt").read_text(encoding="utf-8")
+    assert "capture-ran modules=" in text, text[:2000]
+    assert "grader=False" in text
+    assert float(forged["capture"]["total"]) == 0.0
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
@@ -218,19 +302,29 @@ def _nested(depth: int) -> list:
     return value
 
 
+class _JunkSession:
+    """요청마다 같은 엉터리 답을 하는 하네스."""
+
+    def __init__(self, reply) -> None:
+        self.reply, self.dead, self.executed = reply, False, {}
+
+    def request(self, message):
+        return self.reply
+
+
 def test_scores_are_capped_to_each_questions_points(assignment_dist, tmp_path):
-    """채점 프로세스가 어떤 결과를 받아도 문제 점수는 [0, 배점]."""
-    from attn_lib.exercises.judge import judge_question, question_from_bundle, run_seeds
+    """채점 프로세스가 하네스에게서 어떤 답을 받아도 문제 점수는 [0, 배점]."""
+    from attn_grader.judge import judge_question, question_from_bundle, run_seeds
 
     bundle = json.loads((assignment_dist / f"{NAME}-grading.json").read_text(encoding="utf-8"))
-    junk = [None, {}, {"parts": "x"}, {"parts": [{"value": {"tensor": {"dtype": "float32", "shape": [10**9], "data": []}}}]},
-            {"parts": [{"runs": [{"calls": [{"fn": "x", "result": {"opaque": "Score"}}] * 3}]}], "score": 10**6},
-            {"parts": [{"value": _nested(40)}]}]
+    junk = [None, {}, "x", [1, 2], {"callable": True}, {"value": {"tensor": {"dtype": "float32", "shape": [10**9], "data": []}}},
+            {"result": {"opaque": "Score"}, "score": 10**6}, {"value": _nested(40)}, {"result": _nested(40)},
+            {"callable": True, "result": {"tuple": []}, "library": "x" * 100, "mutated": {"0": 1}}]
     for data in bundle["questions"]:
         q = question_from_bundle(data)
-        for result in junk:
-            g = judge_question(q, result, run_seeds("k", "s", q))
-            assert 0.0 <= g.score <= q.points
+        for reply in junk:
+            g = judge_question(q, _JunkSession(reply), run_seeds("k", "s", q))
+            assert 0.0 <= g.score <= q.points, (q.name, reply)
 
 
 def test_the_sandbox_sees_no_answer_key(assignment_dist, tmp_path):

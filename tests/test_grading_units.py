@@ -1,4 +1,4 @@
-"""채점의 부품을 따로: 값 주고받기(codec), 형식 규칙, 기록과 재생, 점수 규칙, 결과 줄 읽기, 자기 점검.
+"""채점의 부품을 따로: 값 주고받기(codec), 형식 규칙, 채점기와 하네스의 연결, 점수 규칙, 자기 점검.
 
 샌드박스 없이 빠르게 돕니다. 전체 흐름(샌드박스 안의 하네스와 밖의 채점)은 ``test_assignments.py``,
 공격은 ``test_grading_sandbox.py``와 ``test_grading_forgery.py``.
@@ -14,12 +14,14 @@ import pytest
 import torch
 
 from attn_lib import MultiHeadAttention
-from attn_lib.exercises import CHECKERS
-from attn_lib.exercises.codec import CodecError, Opaque, decode, encode
-from attn_lib.exercises.harness import GRADING_ENV, Recorder
-from attn_lib.exercises.judge import judge_part_runs, judge_question, parse_results, run_seeds
-from attn_lib.exercises.selfcheck import SelfCheck
-from attn_lib.exercises.spec import Int, Number, Part, Question, SetOf, Tuple, check, format_error, value
+from attn_grader.registry import CHECKERS
+from attn_course.practice.codec import CodecError, Opaque, decode, encode
+from attn_course.practice.selfcheck import GRADING_ENV
+from attn_grader.judge import judge_part_live, judge_question, run_seeds
+from attn_grader.session import start_harness
+from attn_harness.harness import _answer
+from attn_course.practice.selfcheck import SelfCheck
+from attn_course.practice.spec import Int, Number, Part, Question, SetOf, Tuple, check, format_error, value
 
 
 def roundtrip(x):
@@ -102,24 +104,48 @@ def test_format_rules_say_what_came_in_korean():
     assert "양수" in format_error(-1.0, Number(positive=True))
 
 
-def test_results_lines_skip_garbage_and_the_last_line_wins():
-    raw = b"\n".join([b"not json", json.dumps({"executed": {"cells": 1}}).encode(),
-                      json.dumps({"question": "q1", "result": {"parts": [1]}}).encode(), b"[1, 2]",
-                      json.dumps({"question": "q1", "result": {"parts": [2]}}).encode(), json.dumps({"done": True}).encode()])
-    out = parse_results(raw)
-    assert out["done"] and out["questions"]["q1"] == {"parts": [2]} and out["executed"] == {"cells": 1}
+class InProcessSession:
+    """샌드박스 없이 같은 프로세스의 이름공간에 답하는 하네스 (요청과 답은 JSON을 거침: 실제 연결과 같은 꼴)."""
+
+    def __init__(self, namespace: dict, *, garble: bool = False) -> None:
+        self.namespace, self.garble, self.dead, self.executed, self.requests = namespace, garble, False, {}, []
+
+    def request(self, message: dict):
+        message = json.loads(json.dumps(message))
+        self.requests.append(message)
+        reply = json.loads(json.dumps(_answer(message, self.namespace)))
+        if self.garble and message.get("op") == "call":
+            return {"result": {"tensor": {"dtype": "float32", "shape": [10**9], "data": []}}}
+        return reply
 
 
-# ---- 기록과 재생 ----------------------------------------------------------------------------------
+def test_the_harness_answers_over_two_pipes_and_a_huge_reply_ends_the_connection(tmp_path):
+    """실제 하네스(샌드박스 없이): 값 요청, 호출 요청, 제자리에서 바꾼 인자, 너무 큰 답이면 연결을 끊음."""
+    import nbformat
 
-def _record(part: dict, functions: dict, seeds: list[int]) -> list[dict]:
-    runs = []
-    for seed in seeds:
-        rec = Recorder(functions, part.get("forbid_library", False))
-        CHECKERS[part["checker"]](*rec.stand_ins, seed=seed)
-        runs.append({"calls": json.loads(json.dumps(rec.calls)), "inputs": {n: True for n in functions}})
-    return runs
+    import attn_grader.session as S
 
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import torch\nx = 3\ndef double(t):\n    t.mul_(2)\n    return t + 1\n"
+        "def spam():\n    return list(range(10**5))\n")])
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    session = start_harness(tmp_path / "n.ipynb", 60, tmp_path / "log.txt", cwd=tmp_path)
+    assert session.wait_executed()["cells"] == 1
+    assert session.request({"op": "value", "name": "x"}) == {"value": 3}
+    assert session.request({"op": "value", "name": "double"}) == {"callable": True}
+    assert session.request({"op": "value", "name": "nope"}) == {"missing": True}
+    reply = session.request({"op": "call", "fn": "double", "args": encode([[torch.ones(2)], {}])})
+    assert torch.equal(decode(reply["result"]), torch.full((2,), 3.0)) and "0" in reply["mutated"]
+    old, S.MAX_REPLY = S.MAX_REPLY, 10_000
+    try:
+        assert session.request({"op": "call", "fn": "spam", "args": encode([[], {}])}) is None
+    finally:
+        S.MAX_REPLY = old
+    assert session.dead and session.request({"op": "value", "name": "x"}) is None
+    session.close()
+
+
+# ---- 채점기를 밖에서 돌리고 학생 함수는 하네스에서 ----------------------------------------------------
 
 def _gqa(query, key, value, attn_mask=None):
     G = query.shape[1] // key.shape[1]
@@ -131,24 +157,22 @@ def _gqa(query, key, value, attn_mask=None):
     return w @ v, w
 
 
-def test_replaying_a_record_reaches_the_same_verdict_without_the_function():
+def test_the_checker_outside_reaches_the_verdict_from_values_only():
     part = check("check_gqa_attention", "gqa_attention", forbid_library=True).data
     seeds = [0, 11, 12]
-    runs = _record(part, {"gqa_attention": _gqa}, seeds)
-    outcomes, library = judge_part_runs(part, runs, seeds)
+    session = InProcessSession({"gqa_attention": _gqa})
+    outcomes, library = judge_part_live(part, session, seeds)
     assert [ok for ok, _ in outcomes] == [True, True, True] and library == set()
-    wrong = _record(part, {"gqa_attention": lambda q, k, v, m=None: _gqa(q * 2, k, v, m)}, seeds)
-    assert not any(ok for ok, _ in judge_part_runs(part, wrong, seeds)[0])
+    calls = [r for r in session.requests if r["op"] == "call"]
+    assert calls and all(set(r) == {"op", "fn", "args", "library"} for r in calls), "입력만 값으로 보냅니다"
+    wrong = InProcessSession({"gqa_attention": lambda q, k, v, m=None: _gqa(q * 2, k, v, m)})
+    assert not any(ok for ok, _ in judge_part_live(part, wrong, seeds)[0])
 
 
-def test_a_record_out_of_step_with_the_checker_fails():
+def test_a_reply_the_checker_cannot_read_fails_the_run():
     part = check("check_gqa_attention", "gqa_attention").data
-    runs = _record(part, {"gqa_attention": _gqa}, [0])
-    runs[0]["calls"][0]["fn"] = "something_else"
-    outcomes, _ = judge_part_runs(part, runs, [0])
-    assert outcomes[0][0] is False and "맞지 않습니다" in outcomes[0][1]
-    runs = _record(part, {"gqa_attention": _gqa}, [0])
-    assert judge_part_runs(part, runs, [5])[0][0][0] is False, "다른 시드로 재생하면 모양이 맞지 않아야 합니다"
+    outcomes, _ = judge_part_live(part, InProcessSession({"gqa_attention": _gqa}, garble=True), [0])
+    assert outcomes[0][0] is False and "읽을 수 없습니다" in outcomes[0][1]
 
 
 def test_library_calls_recorded_in_the_sandbox_zero_the_question():
@@ -159,12 +183,11 @@ def test_library_calls_recorded_in_the_sandbox_zero_the_question():
         out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, enable_gqa=True)
         return out, _gqa(query, key, value, attn_mask)[1]
 
-    runs = _record(part.data, {"gqa_attention": via_torch}, [0])
-    grade = judge_question(q, {"parts": [{"runs": runs}]}, {0: [0]})
+    grade = judge_question(q, InProcessSession({"gqa_attention": via_torch}), {0: [0]})
     assert grade.score == 0.0 and "F.scaled_dot_product_attention" in grade.feedback()
 
 
-def test_in_place_changes_of_arguments_are_replayed():
+def test_in_place_changes_of_arguments_are_applied_to_the_checker_copy():
     part = check("check_ablate_head", "ablate_head", hidden_runs=0).data
 
     def in_place(mha, h):
@@ -172,9 +195,7 @@ def test_in_place_changes_of_arguments_are_replayed():
             mha.W_v.weight[h * mha.head_dim:(h + 1) * mha.head_dim] = 0
         return mha
 
-    runs = _record(part, {"ablate_head": in_place}, [0])
-    assert any("mutated" in c for c in runs[0]["calls"])
-    outcomes, _ = judge_part_runs(part, runs, [0])
+    outcomes, _ = judge_part_live(part, InProcessSession({"ablate_head": in_place}), [0])
     assert not outcomes[0][0] and "제자리" in outcomes[0][1]
 
 
@@ -183,10 +204,10 @@ def test_scores_follow_the_rules_and_stay_in_range():
     for p, want in zip(parts, (1, 2)):
         p.data.update(expected=want, hints=[])
     q = Question("q", 3.0, False, parts)
-    assert judge_question(q, {"parts": [{"value": 1}, {"value": 0}]}, {}).score == 1.5
-    assert judge_question(Question("q", 3.0, True, parts), {"parts": [{"value": 1}, {"value": 0}]}, {}).score == 0.0
-    assert judge_question(q, {"parts": [{"value": 1}, {"value": 2}], "score": 999}, {}).score == 3.0
-    assert judge_question(q, "garbage", {}).score == 0.0
+    assert judge_question(q, InProcessSession({"a": 1, "b": 0}), {}).score == 1.5
+    assert judge_question(Question("q", 3.0, True, parts), InProcessSession({"a": 1, "b": 0}), {}).score == 0.0
+    assert judge_question(q, InProcessSession({"a": 1, "b": 2, "score": 999}), {}).score == 3.0
+    assert judge_question(q, InProcessSession({}), {}).score == 0.0
 
 
 def test_hidden_seeds_differ_by_student_and_never_equal_the_public_seed():
@@ -253,21 +274,21 @@ def _merge(m1, l1, o1, m2, l2, o2):
     return m, total, (a1[..., None] * o1 + a2[..., None] * o2) / total.clamp(min=1e-30)[..., None]
 
 
-def test_the_new_checkers_replay_to_the_same_verdict():
+def test_the_long_context_checkers_reach_the_same_verdict_from_outside():
     for part, fn in [(check("check_rope_pairs", "rope_pairs", forbid_library=True).data, {"rope_pairs": _rope_pairs}),
                      (check("check_merge_softmax_states", "merge_softmax_states").data, {"merge_softmax_states": _merge})]:
         seeds = [0, 11, 12]
-        outcomes, library = judge_part_runs(part, _record(part, fn, seeds), seeds)
+        outcomes, library = judge_part_live(part, InProcessSession(fn), seeds)
         assert [ok for ok, _ in outcomes] == [True, True, True] and library == set(), (part["checker"], outcomes)
 
 
 def test_rope_through_the_library_is_zero_even_with_right_values():
     """apply_rope 에 순열을 걸면 값은 맞습니다: 채점기는 통과하지만, 기록된 호출 때문에 8.1은 0점."""
     part = check("check_rope_pairs", "rope_pairs", forbid_library=True, hidden_runs=0)
-    runs = _record(part.data, {"rope_pairs": _rope_via_library}, [0])
-    outcomes, library = judge_part_runs(part.data, runs, [0])
+    outcomes, library = judge_part_live(part.data, InProcessSession({"rope_pairs": _rope_via_library}), [0])
     assert outcomes[0][0] and library == {"attn_lib.apply_rope", "attn_lib.rotate_half"}
-    grade = judge_question(Question("q8_1", 4.0, True, [part]), {"parts": [{"runs": runs}]}, {0: [0]})
+    grade = judge_question(Question("q8_1", 4.0, True, [part]), InProcessSession({"rope_pairs": _rope_via_library}),
+                           {0: [0]})
     assert grade.score == 0.0 and "attn_lib.apply_rope" in grade.feedback()
 
 
@@ -280,6 +301,6 @@ def test_changing_the_inputs_in_place_cannot_move_the_reference():
 
     part = check("check_merge_softmax_states", "merge_softmax_states").data
     assert not CHECKERS["check_merge_softmax_states"](zeroing).passed
-    outcomes, _ = judge_part_runs(part, _record(part, {"merge_softmax_states": zeroing}, [0]), [0])
+    outcomes, _ = judge_part_live(part, InProcessSession({"merge_softmax_states": zeroing}), [0])
     assert outcomes[0][0] is False
     assert not CHECKERS["check_rope_pairs"](lambda x, start, base=10000.0: x.zero_()).passed

@@ -18,7 +18,7 @@ import pytest
 import torch
 from matplotlib.ft2font import FT2Font
 
-from attn_lib import (
+from attn_course import (
     HEAD_SWEEP_GRID,
     HEAD_SWEEP_RATES,
     SUCCESS_ACCURACY,
@@ -39,7 +39,7 @@ from attn_lib import (
     train_with_history,
     wilson_interval,
 )
-from attn_lib.viz.figures import get_alt, korean_font_path
+from attn_course.viz.figures import get_alt, korean_font_path
 from conftest import all_texts, raises_korean, render_without_warnings
 
 PAGE_SEEDS = list(range(10))  # 5장이 쓰는 시드

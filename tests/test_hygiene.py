@@ -13,27 +13,33 @@ from pathlib import Path
 
 import pytest
 
+import attn_course
+import attn_course.practice
 import attn_lib
 
 ROOT = Path(__file__).resolve().parents[1]
-LIB = ROOT / "attn_lib"
+LIB = ROOT  # 모듈 경로는 저장소 최상위에서 (attn_lib/masks.py, attn_course/viz/plots.py ...)
 HANGUL = re.compile(r"[가-힣]")
-LIB_FILES = sorted(p for p in LIB.rglob("*.py") if "__pycache__" not in p.parts)
+#: 파이썬 패키지 넷 (사이트 확장 attn_site 는 Sphinx 코드라 tests/test_site_package.py 가 따로 봄)
+PY_PACKAGES = ("attn_lib", "attn_course", "attn_harness", "attn_grader")
+LIB_FILES = sorted(p for pkg in PY_PACKAGES for p in (ROOT / pkg).rglob("*.py")
+                   if "__pycache__" not in p.parts and "build" not in p.parts)
 
 
 def public_callables():
-    for name in attn_lib.__all__:
-        obj = getattr(attn_lib, name)
-        if inspect.isclass(obj):
-            yield name, obj
-            base_names = set(dir(obj.__mro__[1])) if len(obj.__mro__) > 2 else set()
-            for meth_name in vars(obj):
-                if not meth_name.startswith("_") and meth_name not in base_names and callable(getattr(obj, meth_name)):
-                    yield f"{name}.{meth_name}", getattr(obj, meth_name)
-            if hasattr(obj, "forward"):
-                yield f"{name}.forward", obj.forward
-        elif callable(obj):
-            yield name, obj
+    for module in (attn_lib, attn_course, attn_course.practice):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj):
+                yield f"{module.__name__}.{name}", obj
+                base_names = set(dir(obj.__mro__[1])) if len(obj.__mro__) > 2 else set()
+                for meth_name in vars(obj):
+                    if not meth_name.startswith("_") and meth_name not in base_names and callable(getattr(obj, meth_name)):
+                        yield f"{module.__name__}.{name}.{meth_name}", getattr(obj, meth_name)
+                if hasattr(obj, "forward"):
+                    yield f"{module.__name__}.{name}.forward", obj.forward
+            elif callable(obj):
+                yield f"{module.__name__}.{name}", obj
 
 
 @pytest.mark.parametrize("name,obj", list(public_callables()), ids=lambda x: x if isinstance(x, str) else "")
@@ -81,34 +87,52 @@ def test_every_reshape_line_has_a_shape_comment(path):
     assert not missing, f"{path.name}: 모양 주석 '# (..) -> (..)'이 없는 줄 {missing}"
 
 
-# 폴더 층: 핵심(attention, masks, metrics, kv_cache, rope, blockwise, _checks)은 어떤 폴더도 import하지 않고,
-# 폴더끼리는 아래 규칙으로만 import합니다 (attn_lib/__init__.py 의 설명과 같음). 핵심 안에서도 순서가 있습니다:
-# 같은 층이나 위층은 import하지 않습니다 (kv_cache -> masks, attention -> kv_cache·rope).
-CORE_LAYERS = {"_checks": 0, "masks": 1, "rope": 1, "blockwise": 1, "kv_cache": 2, "attention": 3, "metrics": 3}
+# 패키지와 폴더의 층: 핵심(attn_lib: attention, masks, metrics, kv_cache, rope, blockwise, _checks)은 아무것도
+# import하지 않고, attn_course 의 폴더끼리, 그리고 채점 쪽은 아래 규칙으로만 import합니다 (패키지 사이의 규칙은
+# tests/test_import_graph.py). 핵심 안에서도 순서가 있습니다: 같은 층이나 위층은 import하지 않습니다
+# (kv_cache -> masks, attention -> kv_cache·rope).
+CORE_LAYERS = {"_checks": 0, "masks": 1, "rope": 1, "blockwise": 1, "kv_cache": 2, "attention": 3, "metrics": 3,
+               "exercises": 4}
 ALLOWED = {  # 어디서 -> 어디로 import해도 되는가 ("core" = 핵심 모듈)
     "core": {"core"},
     "viz": {"core", "viz"},
     "explorer": {"core", "viz", "explorer"},
     "experiments": {"core", "experiments"},
-    "exercises": {"core", "viz", "explorer", "exercises"},
+    "practice": {"core", "viz", "explorer", "practice"},
+    "course": {"core", "viz", "explorer", "experiments", "practice", "course"},
+    "harness": {"core", "practice", "harness"},
+    "grader": {"core", "practice", "harness", "grader"},
 }
 #: matplotlib, seaborn, ipywidgets, IPython 을 import하면 안 되는 곳: 수학과 실험 (그림은 viz 와 explorer 의 보기만)
 NO_DRAWING = {"core", "experiments"}
-NO_DRAWING_MODULES = {"explorer/model.py"}
+NO_DRAWING_MODULES = {"attn_course/explorer/model.py"}
 DRAWING = {"matplotlib", "seaborn", "ipywidgets", "IPython"}
+_PACKAGE_AREA = {"attn_lib": "core", "attn_harness": "harness", "attn_grader": "grader"}
+
+
+def _area_of(parts: tuple[str, ...]) -> str | None:
+    """모듈 경로(저장소 최상위에서, 확장자 없이)의 자리: 'core', attn_course 의 폴더 이름, 'harness', 'grader'."""
+    if not parts or parts[0] not in (*_PACKAGE_AREA, "attn_course"):
+        return None
+    if parts[0] != "attn_course":
+        return _PACKAGE_AREA[parts[0]]
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ALLOWED) else "course"
 
 
 def area(path: Path) -> str:
-    """모듈 파일이 속한 곳: 'core' 또는 하위 폴더 이름."""
+    """모듈 파일이 속한 곳."""
     rel = path.relative_to(LIB)
-    return "core" if len(rel.parts) == 1 else rel.parts[0]
+    parts = rel.parts[:-1] + ((rel.stem,) if rel.stem != "__init__" else ())
+    if rel.parts[0] == "attn_course" and len(rel.parts) == 2:
+        return "course"
+    return _area_of(parts if rel.stem != "__init__" else rel.parts[:-1] + ("__init__",))
 
 
 def resolve(path: Path, node: ast.ImportFrom) -> str | None:
-    """상대 import 가 가리키는 attn_lib 안의 모듈 경로 ('masks', 'viz/figures', 'viz' 같은)."""
+    """import 가 가리키는 모듈 경로 ('attn_lib/masks', 'attn_course/viz/figures' 같은), 우리 패키지가 아니면 None."""
     if node.level == 0:
         mod = node.module or ""
-        return mod.split(".", 1)[1].replace(".", "/") if mod.startswith("attn_lib.") else None
+        return mod.replace(".", "/") if mod.split(".")[0] in (*_PACKAGE_AREA, "attn_course") else None
     base = path.relative_to(LIB).parent.parts
     base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
     parts = [*base, *((node.module or "").split(".") if node.module else [])]
@@ -128,28 +152,35 @@ def layer_errors(path: Path, source: str) -> list[str]:
                     if (node.module or "").split(".")[0] in DRAWING:
                         errors.append(f"{rel}: 그림 라이브러리 {node.module} 을(를) import합니다")
                 continue
-            there = "core" if "/" not in target and target in CORE_LAYERS else target.split("/")[0]
+            parts = tuple(target.split("/"))
+            there = _area_of(parts) if len(parts) > 1 or parts[0] != "attn_course" else "course"
+            if there == "course" and len(parts) == 2 and parts[1] in ALLOWED:
+                there = parts[1]
             if there not in ALLOWED[here]:
                 errors.append(f"{rel}: {here} 가 {there} ({target}) 를 import합니다 (허용: {sorted(ALLOWED[here])})")
-            elif here == "core" and there == "core" and CORE_LAYERS[target] >= CORE_LAYERS[path.stem]:
+            elif here == "core" and there == "core" and len(parts) > 1 and parts[1] in CORE_LAYERS \
+                    and CORE_LAYERS[parts[1]] >= CORE_LAYERS[path.stem]:
                 errors.append(f"{rel}: 핵심 안에서 같은 층이나 위층 {target} 을(를) import합니다")
-        elif isinstance(node, ast.Import) and (here in NO_DRAWING or rel in NO_DRAWING_MODULES):
+        elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in DRAWING:
+                if (here in NO_DRAWING or rel in NO_DRAWING_MODULES) and alias.name.split(".")[0] in DRAWING:
                     errors.append(f"{rel}: 그림 라이브러리 {alias.name} 을(를) import합니다")
+                root = alias.name.split(".")[0]
+                if root in (*_PACKAGE_AREA, "attn_course"):
+                    there = _area_of(tuple(alias.name.split("."))) or "course"
+                    if there not in ALLOWED[here]:
+                        errors.append(f"{rel}: {here} 가 {there} ({alias.name}) 를 import합니다")
     return errors
 
 
 def test_every_library_module_is_in_a_known_place():
     for path in LIB_FILES:
-        if path == LIB / "__init__.py":
-            continue
-        assert area(path) in ALLOWED, f"{path}: 알려진 폴더(viz, explorer, experiments, exercises)나 핵심이 아닙니다"
-        if area(path) == "core":
+        assert area(path) in ALLOWED, f"{path}: 알려진 곳(핵심, attn_course 의 폴더, 하네스, 채점)이 아닙니다"
+        if area(path) == "core" and path.name != "__init__.py":
             assert path.stem in CORE_LAYERS, f"{path.name}: 핵심 모듈 목록(CORE_LAYERS)에 없습니다"
 
 
-@pytest.mark.parametrize("path", [p for p in LIB_FILES if p != LIB / "__init__.py"],
+@pytest.mark.parametrize("path", [p for p in LIB_FILES if p.name != "__init__.py"],
                          ids=lambda p: p.relative_to(LIB).as_posix())
 def test_imports_flow_one_way_between_folders(path):
     errors = layer_errors(path, path.read_text(encoding="utf-8"))
@@ -157,27 +188,30 @@ def test_imports_flow_one_way_between_folders(path):
 
 
 @pytest.mark.parametrize("where, source", [
-    ("attention.py", "from .viz.figures import PALETTE\n"),  # 핵심 -> viz
-    ("masks.py", "from .attention import scaled_dot_product_attention\n"),  # 핵심 안 같은 층
-    ("rope.py", "from .kv_cache import KVCache\n"),  # 핵심 안 위층
-    ("blockwise.py", "from .rope import apply_rope\n"),  # 핵심 안 같은 층
-    ("viz/plots.py", "from ..explorer.model import ExplorerModel\n"),  # viz -> explorer
-    ("viz/plots.py", "from ..experiments.toy import ToyConfig\n"),  # viz -> experiments
-    ("explorer/live.py", "from ..exercises import check_attention\n"),  # explorer -> exercises
-    ("experiments/toy.py", "from ..viz import plot_curves\n"),  # experiments -> viz
-    ("experiments/toy.py", "import matplotlib.pyplot as plt\n"),  # 실험이 그림 라이브러리를
-    ("explorer/model.py", "from IPython.display import display\n"),
-    ("experiments/toy.py", "from attn_lib.explorer import AttentionExplorer\n"),  # 절대 경로도 잡음
+    ("attn_lib/attention.py", "from attn_course.viz.figures import PALETTE\n"),  # 핵심 -> 강좌
+    ("attn_lib/masks.py", "from .attention import scaled_dot_product_attention\n"),  # 핵심 안 같은 층
+    ("attn_lib/rope.py", "from .kv_cache import KVCache\n"),  # 핵심 안 위층
+    ("attn_lib/blockwise.py", "from .rope import apply_rope\n"),  # 핵심 안 같은 층
+    ("attn_course/viz/plots.py", "from ..explorer.model import ExplorerModel\n"),  # viz -> explorer
+    ("attn_course/viz/plots.py", "from ..experiments.toy import ToyConfig\n"),  # viz -> experiments
+    ("attn_course/explorer/live.py", "from ..practice import check_attention\n"),  # explorer -> practice
+    ("attn_course/experiments/toy.py", "from ..viz import plot_curves\n"),  # experiments -> viz
+    ("attn_course/experiments/toy.py", "import matplotlib.pyplot as plt\n"),  # 실험이 그림 라이브러리를
+    ("attn_course/explorer/model.py", "from IPython.display import display\n"),
+    ("attn_course/experiments/toy.py", "from attn_course.explorer import AttentionExplorer\n"),  # 절대 경로도 잡음
+    ("attn_harness/harness.py", "from attn_grader.registry import CHECKERS\n"),  # 샌드박스 쪽 -> 판정 쪽
+    ("attn_course/practice/selfcheck.py", "import attn_grader.judge\n"),  # 강좌 -> 채점
 ])
 def test_layer_check_rejects_a_back_arrow(where, source):
     assert layer_errors(LIB / where, source), f"{where}: {source.strip()!r} 를 잡지 못했습니다"
 
 
 def test_layer_check_accepts_the_allowed_directions():
-    for where, source in [("viz/plots.py", "from ..metrics import saturation\n"),
-                          ("explorer/live.py", "from ..viz.plots import plot_head_heatmaps\n"),
-                          ("exercises/checkers.py", "from ..explorer.model import ExplorerModel\n"),
-                          ("experiments/sweep.py", "from .training import train_with_history\n")]:
+    for where, source in [("attn_course/viz/plots.py", "from attn_lib.metrics import saturation\n"),
+                          ("attn_course/explorer/live.py", "from ..viz.plots import plot_head_heatmaps\n"),
+                          ("attn_course/practice/compare.py", "from ..explorer.model import ExplorerModel\n"),
+                          ("attn_course/experiments/sweep.py", "from .training import train_with_history\n"),
+                          ("attn_grader/judge.py", "from attn_course.practice.codec import decode\n")]:
         assert layer_errors(LIB / where, source) == [], source
 
 

@@ -1,4 +1,4 @@
-"""라이브러리 호출 검사(attn_lib.exercises.calls): 이름이 아니라 실제 호출을 봅니다."""
+"""라이브러리 호출 검사(attn_course.practice.calls): 이름이 아니라 실제 호출을 봅니다."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from torch import nn
 
 import attn_lib
 from attn_lib import scaled_dot_product_attention as library_alias
-from attn_lib.exercises import FORBIDDEN_ATTENTION, check_no_library_calls, library_calls
+from attn_course.practice import FORBIDDEN_ATTENTION, check_no_library_calls, library_calls
 
 Q, K, V = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 4)
 SDPA_NAME = "scaled_dot_product_" + "attention"

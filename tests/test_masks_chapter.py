@@ -35,12 +35,11 @@ from attn_lib import (
     combine_masks,
     future_leak,
     padding_mask,
-    plot_batch_heatmaps,
-    plot_mask,
     scaled_dot_product_attention,
     to_torch_mha_mask,
 )
-from attn_lib.viz.mask_plots import MASK_COLORS
+from attn_course import plot_batch_heatmaps, plot_mask
+from attn_course.viz.mask_plots import MASK_COLORS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "03_masks.ipynb"

@@ -1,4 +1,4 @@
-"""수 뒤의 조사 (이슈 25, 4항): ``attn_lib.viz.particles``와, 빌드된 사이트의 모든 "수 + 조사".
+"""수 뒤의 조사 (이슈 25, 4항): ``attn_course.viz.particles``와, 빌드된 사이트의 모든 "수 + 조사".
 
 - 함수: 수를 소리 내어 읽은 마지막 소리로 조사를 고르는지 (정수, 소수, 지수 표기, 분수, 단위, 괄호).
 - 사이트: 모든 페이지의 본문 글(빌드가 만든 문장 포함), 그림 캡션과 대체 텍스트에서 "수 + 은/는, 이/가, 을/를,
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from attn_lib import with_particle
-from attn_lib.viz.particles import PARTICLE_PAIRS, final_sound, particle_for
+from attn_course import with_particle
+from attn_course.viz.particles import PARTICLE_PAIRS, final_sound, particle_for
 from conftest import read_toc_docnames
 
 

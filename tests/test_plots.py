@@ -14,8 +14,9 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.ft2font import FT2Font
 
-from attn_lib import head_tabs, plot_head_heatmaps, plot_saturation_histogram, scaled_dot_product_attention
-from attn_lib.viz.figures import HEATMAP_CMAP, korean_font_path
+from attn_lib import scaled_dot_product_attention
+from attn_course import head_tabs, plot_head_heatmaps, plot_saturation_histogram
+from attn_course.viz.figures import HEATMAP_CMAP, korean_font_path
 from conftest import all_texts, render_without_warnings
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -50,7 +51,7 @@ def test_every_hangul_character_in_library_figure_strings_has_a_glyph():
     """attn_lib의 그림 모듈 문자열 리터럴에 쓰인 한글 글자 전부를 글꼴에서 찾습니다."""
     font = korean_font()
     chars = set()
-    modules = sorted((ROOT / "attn_lib" / "viz").glob("*.py")) + sorted((ROOT / "attn_lib" / "explorer").glob("*.py"))
+    modules = sorted((ROOT / "attn_course" / "viz").glob("*.py")) + sorted((ROOT / "attn_course" / "explorer").glob("*.py"))
     assert len(modules) >= 8
     for module in modules:
         tree = ast.parse(module.read_text(encoding="utf-8"))

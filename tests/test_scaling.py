@@ -12,7 +12,8 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from attn_lib import (
+from attn_lib import softmax_jacobian_norm
+from attn_course import (
     learn_temperature,
     plot_curves,
     plot_metric_panels,
@@ -23,9 +24,8 @@ from attn_lib import (
     sample_dot_products,
     scale_for,
     scaling_summary,
-    softmax_jacobian_norm,
 )
-from attn_lib.viz.figures import PALETTE
+from attn_course.viz.figures import PALETTE
 
 
 def explicit_jacobian(p: torch.Tensor) -> torch.Tensor:

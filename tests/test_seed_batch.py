@@ -1,4 +1,4 @@
-"""시드 묶음 학습(attn_lib.experiments.seed_batch)이 시드마다 따로 학습한 것과 같은지.
+"""시드 묶음 학습(attn_course.experiments.seed_batch)이 시드마다 따로 학습한 것과 같은지.
 
 1. 계산: ``batched_forward``는 쌓은 파라미터로 ``HeadToyModel.forward``와 같은 로짓과 어텐션 가중치를 냅니다.
 2. 학습: 묶음 안의 시드 하나는 ``train_with_history``로 그 시드를 따로 학습한 것과 처음 몇 스텝 동안 부동소수점
@@ -14,7 +14,7 @@ import dataclasses
 import pytest
 import torch
 
-from attn_lib import (
+from attn_course import (
     HeadToyModel,
     SweepJob,
     ToyConfig,
@@ -25,7 +25,7 @@ from attn_lib import (
     train_seed_batch,
     train_with_history,
 )
-from attn_lib.experiments.seed_batch import batched_forward
+from attn_course.experiments.seed_batch import batched_forward
 from conftest import raises_korean
 
 SHORT = ToyConfig(steps=6, test_size=300)

@@ -1,4 +1,4 @@
-"""attn_lib.experiments.seq2seq: 시퀀스 뒤집기 인코더-디코더, 크로스 어텐션의 마스크와 정렬.
+"""attn_course.experiments.seq2seq: 시퀀스 뒤집기 인코더-디코더, 크로스 어텐션의 마스크와 정렬.
 
 모델을 실제로 학습하므로 수십 초 걸립니다(기본 설정 한 번에 2코어 CPU에서 약 10~25초). 시간 제한은 두지 않습니다.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from attn_lib.experiments.seq2seq import (
+from attn_course.experiments.seq2seq import (
     BOS,
     EOS,
     IGNORE_INDEX,
@@ -26,7 +26,7 @@ from attn_lib.experiments.seq2seq import (
     make_reversal_batch,
     token_labels,
 )
-from attn_lib.experiments.seq2seq_training import alignment_accuracy, evaluate_seq2seq, greedy_decode, train_seq2seq
+from attn_course.experiments.seq2seq_training import alignment_accuracy, evaluate_seq2seq, greedy_decode, train_seq2seq
 from conftest import raises_korean
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,7 +270,7 @@ def test_same_seed_gives_identical_model_and_metrics_across_calls_and_processes(
     # 다른 프로세스에서도, 호출한 쪽의 스레드 수·전역 시드가 달라도 같은 값이어야 합니다.
     code = (
         "import json, torch; torch.set_num_threads(2); torch.manual_seed(999)\n"
-        "from attn_lib.experiments import Seq2SeqConfig, train_seq2seq\n"
+        "from attn_course.experiments import Seq2SeqConfig, train_seq2seq\n"
         "print(json.dumps(train_seq2seq(3, Seq2SeqConfig(steps=20, test_size=50))[1], sort_keys=True))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -21,9 +21,9 @@ from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
 from matplotlib.lines import Line2D
 
-from attn_lib import plot_head_accuracy, relation_ceilings
-from attn_lib.viz.figures import PALETTE, korean_font_path
-from attn_lib.viz.sweep_plots import CEILING_LABELS
+from attn_course import plot_head_accuracy, relation_ceilings
+from attn_course.viz.figures import PALETTE, korean_font_path
+from attn_course.viz.sweep_plots import CEILING_LABELS
 from conftest import all_texts, render_without_warnings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""어텐션 싱크 실험(attn_lib.experiments.sinks)과 롤링 캐시: 9장의 숫자가 기대는 것.
+"""어텐션 싱크 실험(attn_course.experiments.sinks)과 롤링 캐시: 9장의 숫자가 기대는 것.
 
 빠른 테스트는 과제 규칙, 모양, 롤링 캐시의 바이트와 마스크 평가가 같은지를 봅니다. 학습 테스트(training 표시,
 tests/conftest.py)는 장이 보여 주는 것보다 많은 시드와 설정(학습률, 단계 수, 너비, MLP)에서 결과의 **방향**을
@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from attn_lib import KVCache, sliding_window_mask
-from attn_lib.experiments.sinks import (
+from attn_course.experiments.sinks import (
     SinkConfig,
     SinkLM,
     backcopy_batch,

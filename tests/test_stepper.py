@@ -1,4 +1,4 @@
-"""10장의 온라인 소프트맥스 단계 보기(attn_lib.explorer.stepper): 단계마다의 상태가 정의대로인지, 마지막 단계가 전체
+"""10장의 온라인 소프트맥스 단계 보기(attn_course.explorer.stepper): 단계마다의 상태가 정의대로인지, 마지막 단계가 전체
 소프트맥스와 같은지, 페이지에 싣는 데이터가 그 값인지. 브라우저 쪽은 tests/test_stepper_browser.py."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attn_lib.explorer.stepper import online_softmax_steps, stepper_example, stepper_html
+from attn_course.explorer.stepper import online_softmax_steps, stepper_example, stepper_html
 
 
 @pytest.mark.parametrize("block_size", [1, 3, 4, 16, 40])  # 16을 나누지 않는 3, S보다 큰 40

@@ -1,4 +1,4 @@
-"""10장의 온라인 소프트맥스 단계 보기(attn_lib.explorer.stepper)를 헤드리스 Chromium 에서 (네트워크 없이) 확인합니다.
+"""10장의 온라인 소프트맥스 단계 보기(attn_course.explorer.stepper)를 헤드리스 Chromium 에서 (네트워크 없이) 확인합니다.
 
 휴대폰(390 px)과 노트북(1280 px)에서:
 
@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from attn_lib import blockwise_attention
-from attn_lib.explorer.stepper import stepper_example
+from attn_course.explorer.stepper import stepper_example
 from conftest import VIEWPORT_OPTIONS, OfflinePage, unexpected_messages
 
 pytestmark = pytest.mark.browser

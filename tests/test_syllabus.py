@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "_ext"))
 import reading_time as rt  # noqa: E402
 import syllabus as S  # noqa: E402
 
-PUBLIC_SPEC = ROOT / "attn_lib" / "exercises" / "public_spec.json"
+PUBLIC_SPEC = ROOT / "attn_course" / "practice" / "public_spec.json"
 INSTRUCTORS = "chapters/appendix/instructors"
 
 

@@ -1,4 +1,4 @@
-"""attn_lib.experiments.toy와 head_training: 두 관계 과제, 모델, 학습의 재현성.
+"""attn_course.experiments.toy와 head_training: 두 관계 과제, 모델, 학습의 재현성.
 
 헤드 수에 대한 결론(5장의 정리)은 tests/test_head_sweep.py가 학습에 쓰지 않은 시드로 확인합니다.
 모델을 실제로 학습하므로 몇 초씩 걸립니다(모델 하나에 약 1초, 2코어 CPU). 시간 제한은 두지 않습니다.
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import torch
 
-from attn_lib.attention import count_parameters
-from attn_lib.experiments.training import head_experiment, train_head_model
-from attn_lib.experiments.toy import (
+from attn_lib import count_parameters
+from attn_course.experiments.training import head_experiment, train_head_model
+from attn_course.experiments.toy import (
     HeadToyModel,
     ToyConfig,
     head_relation_shares,
@@ -119,7 +119,7 @@ def test_same_seed_gives_identical_accuracy_across_calls_and_processes():
     # 다른 프로세스에서도, 호출한 쪽의 스레드 수·전역 시드가 달라도 같은 값이어야 합니다.
     code = (
         "import torch; torch.set_num_threads(2); torch.manual_seed(999)\n"
-        "from attn_lib.experiments.training import head_experiment; print(repr(head_experiment(2, 0)))"
+        "from attn_course.experiments.training import head_experiment; print(repr(head_experiment(2, 0)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert float(out.stdout.strip()) == first
