@@ -199,12 +199,13 @@ $(EXEC_STAMP): $(LIB_FILES)
 
 
 # torch 를 먼저 설치합니다 (CPU 휠). 그다음 고정된 requirements, 마지막으로 attn_lib (editable).
-$(VENV_STAMP): requirements.txt pyproject.toml
+$(VENV_STAMP): requirements.txt pyproject.toml attn_site/pyproject.toml
 	@test -n "$(PYTHON)" || { echo "python3.11 (또는 python3) 이 필요합니다 (Python 3.11 required)" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) torch==$(TORCH_VERSION)
 	$(PIP) install -r requirements.txt
 	$(PIP) install --no-deps -e .
+	$(PIP) install --no-deps -e attn_site
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json
