@@ -82,7 +82,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 export PIP_NO_INPUT := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # 책을 빌드할 때 그림 함수가 휴대폰용 그림(한 열, 좁은 너비)도 그려 PNG 에 넣습니다 (attn_course/viz/phone.py,
-# _ext/figure_alt.py 가 <picture> 로). 노트북을 직접 열면 이 변수가 없어 넓은 그림만 그립니다.
+# attn_site/figure_alt.py 가 <picture> 로). 노트북을 직접 열면 이 변수가 없어 넓은 그림만 그립니다.
 export ATTN_PHONE_FIGURES := 1
 
 .PHONY: book test test-fast bench bench-site serve clean distclean setup browser-deps assignments grade binder lock print-watched

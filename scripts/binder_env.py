@@ -8,7 +8,7 @@ Builds the Binder *environment branch* and prints launch links.
 
 왜 브랜치를 나누나 (why): Binder 는 주소에 적힌 git ref 의 내용으로 이미지를 만들고, ref 의 커밋이 바뀌면 다시
 만듭니다. 내용 브랜치(main)를 주면 장 하나를 고칠 때마다 다음 학생이 약 1.5 GB 의 설치를 기다립니다. 그래서
-Binder 단추(``_ext/launch_links.py``)는 **환경 브랜치**(``_config.yml`` 의 ``sphinx.config.binder_env_branch``)로
+Binder 단추(``attn_site/launch_links.py``)는 **환경 브랜치**(``_config.yml`` 의 ``sphinx.config.binder_env_branch``)로
 이미지를 만들고, 장은 nbgitpuller 가 서버를 띄운 뒤 내용 브랜치에서 받습니다.
 
 환경 브랜치의 커밋에 드는 것 (what the environment commit holds):
@@ -32,9 +32,9 @@ from pathlib import Path
 
 import yaml
 
+from attn_site import launch_links  # 주소 함수는 Sphinx 확장과 같은 것을 씁니다 (one URL builder; make 가 설치)
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))  # 주소 함수는 Sphinx 확장과 같은 것을 씁니다 (one URL builder)
-import launch_links  # noqa: E402
 
 #: 환경이 고정하는 attn_lib 판을 정하는 경로: 이것들이 바뀐 커밋만 환경을 바꿉니다
 LIBRARY_PATHS = ("attn_lib", "pyproject.toml")

@@ -3,7 +3,7 @@
  * tex2svg.cjs: 빌드할 때 페이지의 TeX 수식을 SVG 로 바꿉니다 (npm mathjax-full 3, 오프라인).
  * Renders a page's TeX formulas to SVG at build time, so the site ships no MathJax for its own math.
  *
- * _ext/math_svg.py 가 페이지마다 한 번 부릅니다. 표준 입력으로 JSON 을 받고 표준 출력으로 JSON 을 냅니다.
+ * attn_site/math_svg.py 가 페이지마다 한 번 부릅니다. 표준 입력으로 JSON 을 받고 표준 출력으로 JSON 을 냅니다.
  *   입력  {"items": [{"tex": "d_k", "display": false}, ...]}
  *   출력  {"items": [{"svg": "<svg ...>", "speech": "d 아래첨자 k"} 또는 {"error": "..."}, ...],
  *          "cache": "<svg id=\"MJX-SVG-global-cache\" ...>",   // 페이지에 한 번 두는 글리프 정의

@@ -257,12 +257,12 @@ class OfflineBrowser:
 # ---------------------------------------------------------------------------------------
 
 #: 페이지 오류(잡히지 않은 예외)와 콘솔 오류 가운데 허용하는 것: 정확한 글 -> 허용하는 까닭.
-#: 우리 내용(장, attn_lib, _ext, _assets)에서 나오는 글은 여기에 넣지 않습니다. 고칠 수 없는
+#: 우리 내용(장, attn_lib, attn_site)에서 나오는 글은 여기에 넣지 않습니다. 고칠 수 없는
 #: 테마/도구의 메시지만, 한 줄씩 까닭과 함께 둡니다. 목록에 있는데 어느 페이지에서도 나오지 않으면
 #: test_browser.py 의 마지막 테스트가 실패합니다 (낡은 항목을 지우라는 뜻).
 #: Allowed messages, matched exactly; each needs a reason, none may come from our own content.
-#: 지금은 비어 있습니다: sphinx-thebe 0.3.1 의 `THEBE_JS_URL` 이중 선언은 _ext/thebe_local.py 가,
-#: pydata-sphinx-theme 의 "Got invalid theme mode" 는 _ext/korean_ui.py 가 고쳤습니다.
+#: 지금은 비어 있습니다: sphinx-thebe 0.3.1 의 `THEBE_JS_URL` 이중 선언은 attn_site/thebe_local.py 가,
+#: pydata-sphinx-theme 의 "Got invalid theme mode" 는 attn_site/korean_ui.py 가 고쳤습니다.
 ALLOWED_BROWSER_MESSAGES: dict[str, str] = {}
 
 #: 이번 테스트 실행에서 실제로 본 허용 메시지 (stale-entry check)

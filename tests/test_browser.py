@@ -121,7 +121,7 @@ def test_page_works_offline(docname: str, desktop_page: Callable[[str], OfflineP
 
 @pytest.mark.parametrize("docname", TOC_DOCNAMES)
 def test_math_is_drawn_at_build_time(docname: str, desktop_page: Callable[[str], OfflinePage]) -> None:
-    """수식은 빌드 때 그린 SVG 입니다 (_ext/math_svg.py): MathJax 도 그 글꼴도 받지 않고, 날 TeX 이 없습니다."""
+    """수식은 빌드 때 그린 SVG 입니다 (attn_site/math_svg.py): MathJax 도 그 글꼴도 받지 않고, 날 TeX 이 없습니다."""
     probe = desktop_page(docname)
     page = probe.page
     n_math = page.locator(".math").count()

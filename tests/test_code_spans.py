@@ -1,18 +1,15 @@
-"""코드 상자의 색 없는 토큰 span 풀기 (_ext/code_spans.py): 보이는 것은 그대로, 요소 수만 줄어야 합니다."""
+"""코드 상자의 색 없는 토큰 span 풀기 (attn_site/code_spans.py): 보이는 것은 그대로, 요소 수만 줄어야 합니다."""
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, read_toc_docnames
-
-sys.path.insert(0, str(ROOT / "_ext"))
-from code_spans import plain_token_classes, unwrap_plain_spans  # noqa: E402
+from attn_site.code_spans import plain_token_classes, unwrap_plain_spans
+from conftest import read_toc_docnames
 
 CSS = """
 html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }

@@ -152,7 +152,7 @@ def test_vega_is_served_by_the_site(html_dir: Path) -> None:
 def test_static_explorer_pages_have_no_dead_widgets_and_fit_the_budget(html_dir: Path, pages: list[str]) -> None:
     for docname in pages:
         html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
-        # 명세는 빌드가 페이지 밖 파일로 옮깁니다 (_ext/site_speed.py): 페이지 HTML 에는 data-src 만
+        # 명세는 빌드가 페이지 밖 파일로 옮깁니다 (attn_site/site_speed.py): 페이지 HTML 에는 data-src 만
         inline = re.findall(r'<script type="application/json" id="attn-explorer-[0-9a-f]+-spec">(.+?)</script>', html, re.S)
         assert not inline, f"{docname}: 탐색기 명세가 페이지 HTML 안에 남아 있습니다 ({len(inline)}개)"
         sources = re.findall(r'<script type="application/json" id="(attn-explorer-[0-9a-f]+)-spec" data-src="([^"]+)">', html)

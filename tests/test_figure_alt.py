@@ -2,7 +2,7 @@
 
 - attn_course.viz.plots와 attn_course.viz.mask_plots의 그림 함수마다: alt가 한국어이고, 데이터에서 따로 계산한 숫자를 담고, 입력이 다르면 다름
 - IPython의 ``image/png`` 표시: 메타데이터 ``{"alt": ...}``와 PNG 안의 ``Description``이 같은 글
-- ``_ext/figure_alt.py``: PNG의 글을 ``<img alt>``로 옮기고(300자 넘는 설명은 그림 아래 ``<details>``),
+- ``attn_site/figure_alt.py``: PNG의 글을 ``<img alt>``로 옮기고(300자 넘는 설명은 그림 아래 ``<details>``),
   "그림 N.k" 캡션을 달고, 글이 없으면 경고
 - 히트맵 색지도: 색각 이상에도 읽히는 지각적으로 고른 색지도만 (jet, rainbow는 거절)
 - 빌드된 사이트(site): 노트북 출력 그림마다 한국어 alt, 파일 경로가 아님, 페이지 안과 책 전체에서 서로 다름,
@@ -16,10 +16,8 @@ import ast
 import base64
 import hashlib
 import html as html_lib
-import importlib.util
 import json
 import re
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
@@ -54,6 +52,7 @@ from attn_course.viz.figure_output import install_alt_formatter, png_bytes
 from attn_course.viz.figures import HEATMAP_CMAP, SAFE_CMAPS, get_alt
 from attn_course.explorer.static import explorer_html
 from attn_course.explorer.summary import summary_caption, summary_key, summary_table
+from attn_site import figure_alt
 from conftest import OfflinePage, first_head, previous_head, raises_korean, read_toc_docnames, scroll_to_explorers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,16 +63,6 @@ TOC_DOCNAMES = read_toc_docnames()
 BAD_CMAPS = {"jet", "rainbow", "hsv", "gist_rainbow", "nipy_spectral", "gist_ncar", "turbo", "Spectral"}
 
 
-def _load_extension():
-    if str(ROOT / "_ext") not in sys.path:  # figure_alt 은 옆 모듈 figure_png 를 import (Sphinx local_extensions 처럼)
-        sys.path.insert(0, str(ROOT / "_ext"))
-    spec = importlib.util.spec_from_file_location("figure_alt", ROOT / "_ext" / "figure_alt.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-figure_alt = _load_extension()
 
 
 def random_weights(*shape: int, seed: int = 0, temperature: float = 1.0) -> torch.Tensor:

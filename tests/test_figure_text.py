@@ -124,7 +124,7 @@ READ_IMAGES_JS = r"""
 def _read(probe: OfflinePage, docname: str) -> dict[str, Any]:
     response = probe.goto(docname)
     assert response is not None and response.ok, f"{docname}: HTTP {response and response.status}"
-    # 본문 그림은 loading="lazy" (_ext/site_speed.py): 화면 밖 그림도 지금 받게 한 뒤 다 올 때까지 기다립니다
+    # 본문 그림은 loading="lazy" (attn_site/site_speed.py): 화면 밖 그림도 지금 받게 한 뒤 다 올 때까지 기다립니다
     probe.page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
     probe.page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
     return probe.page.evaluate(READ_IMAGES_JS)
@@ -146,7 +146,7 @@ def figure_offenders(docname: str, found: dict[str, Any]) -> list[str]:
         if img["naturalWidth"] < PIXEL_RATIO * img["width"] - 1:
             bad.append(f"{where}: PNG가 {img['naturalWidth']} 화소로 1배 너비 {img['width']} px의 2배가 아님")
         if img["output"] and not img["tab"]:
-            # "그림 6.1 ..." (_ext/figure_alt.py): 캡션을 직접 단 그림(mystnb.figure)도 장 번호가 붙은 같은 꼴
+            # "그림 6.1 ..." (attn_site/figure_alt.py): 캡션을 직접 단 그림(mystnb.figure)도 장 번호가 붙은 같은 꼴
             if not re.match(rf"그림 {int(number)}\.\d+ \S" if number.isdigit() else r"그림 \d", img["caption"]):
                 bad.append(f"{where}: '그림 N.k ...' 캡션이 없음 ({img['caption'][:30]!r})")
             if len(img["alt"]) > 300:
@@ -176,7 +176,7 @@ def test_every_figure_shows_its_text_at_10_css_px_or_more(
 def test_phone_gets_the_one_column_figures_and_the_laptop_the_wide_ones(
     viewport: str, open_offline_page: Callable[..., OfflinePage]
 ) -> None:
-    """휴대폰용 그림(attn_course/viz/phone.py, _ext/figure_alt.py 의 <picture>)은 휴대폰에서만 보이고, 보이면
+    """휴대폰용 그림(attn_course/viz/phone.py, attn_site/figure_alt.py 의 <picture>)은 휴대폰에서만 보이고, 보이면
     그림 상자가 옆으로 넘어가지 않습니다. 노트북 화면은 넓은 그림을 그대로 받습니다."""
     probe = open_offline_page(**VIEWPORT_OPTIONS[viewport])
     with_phone, wrong = 0, []

@@ -1,4 +1,4 @@
-"""한국어 화면 글: 빌드 뒤 HTML 을 고치던 표(``_ext/korean_ui.py`` 의 ``UI_STRINGS``)에서 뺀 글은 모두 렌더링 때
+"""한국어 화면 글: 빌드 뒤 HTML 을 고치던 표(``attn_site/korean_ui.py`` 의 ``UI_STRINGS``)에서 뺀 글은 모두 렌더링 때
 번역됩니다 (번역 목록 ``locales/ko/LC_MESSAGES/sphinx.po``, ``_templates/`` 의 덮어쓴 템플릿, ``korean_ui`` 의
 실행 단추 툴팁과 차례 제목).
 
@@ -9,15 +9,14 @@ override or a render-time hook: the English is on no page and the Korean is on s
 from __future__ import annotations
 
 import re
-import sys
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
+from attn_site import korean_ui
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import korean_ui  # noqa: E402
 
 #: 표에서 뺀 항목 (영어 조각 -> 빌드된 HTML 에 있어야 할 한국어 조각, 누가 번역하는가)
 REMOVED_FROM_TABLE: dict[str, tuple[str, str]] = {

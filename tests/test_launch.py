@@ -7,7 +7,7 @@ Checks the launch buttons and what stands behind them:
 - 준비 셀(Colab, Binder): 모든 장의 첫 코드 셀이 같고, attn_lib 가 있고 책의 attn_lib 와 같으면 아무것도
   설치하지 않으며, 없으면 ``git+<repository.url>`` 로, 책의 것과 다르면 책의 폴더에서 다시 설치하려 합니다.
   pip 은 가로채기만 하고 실제로 설치하지 않습니다.
-- Binder 주소: 환경 브랜치 + nbgitpuller (``_ext/launch_links.py``), 모든 장과 과제 노트북. 환경 브랜치는
+- Binder 주소: 환경 브랜치 + nbgitpuller (``attn_site/launch_links.py``), 모든 장과 과제 노트북. 환경 브랜치는
   ``scripts/binder_env.py`` (``make binder``)가 만들고, 장만 바뀐 커밋에서는 그대로입니다.
 - ``binder/``: 파일이 읽히고, 고정 버전이 ``requirements.txt`` 와 같고, torch 는 CPU 빌드, 빌드·테스트
   도구는 빠지며, postBuild 가 attn_lib 를 설치합니다. Binder 를 실제로 띄우는 검사는 여기서 할 수 없습니다.
@@ -41,12 +41,11 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from attn_site import launch_links
 from conftest import OfflinePage, read_toc_docnames
 from test_locks import closure, read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import launch_links  # noqa: E402  (_ext 는 Sphinx local_extensions 폴더)
 
 
 def load_script(name: str) -> Any:
@@ -101,8 +100,8 @@ def test_launch_buttons_are_configured() -> None:
     assert LAUNCH["colab_url"] == "https://colab.research.google.com"
     assert LAUNCH["thebe"] is True
     assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", REPO_URL), f"GitHub 저장소 주소가 아닙니다: {REPO_URL}"
-    local = CONFIG["sphinx"]["local_extensions"]
-    assert local.get("thebe_local") == "_ext", "_ext/thebe_local.py 가 sphinx.local_extensions 에 없습니다"
+    assert "attn_site.thebe_local" in CONFIG["sphinx"]["extra_extensions"], \
+        "attn_site/thebe_local.py 가 sphinx.extra_extensions 에 없습니다"
 
 
 def test_repository_url_copies_agree_with_config() -> None:

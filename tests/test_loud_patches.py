@@ -21,14 +21,9 @@ from typing import Any
 
 import pytest
 
+from attn_site import code_spans, icon_fonts, korean_ui, launch_links, site_speed, thebe_local
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import code_spans  # noqa: E402
-import icon_fonts  # noqa: E402
-import korean_ui  # noqa: E402
-import launch_links  # noqa: E402
-import site_speed  # noqa: E402
-import thebe_local  # noqa: E402
 
 
 class Recorder:
@@ -172,9 +167,7 @@ def test_an_unmatched_patch_fails_a_real_sphinx_build_under_W(tmp_path: Path) ->
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(textwrap.dedent(f"""
-        import sys
-        sys.path.insert(0, {str(ROOT / "_ext")!r})
-        extensions = ["korean_ui"]
+        extensions = ["attn_site.korean_ui"]
         language = "ko"
         html_theme = "alabaster"
     """), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""수식의 한국어 읽기 (scripts/tex2svg.cjs, _ext/math_svg.py): 화면 낭독기가 듣는 말이 맞는지.
+"""수식의 한국어 읽기 (scripts/tex2svg.cjs, attn_site/math_svg.py): 화면 낭독기가 듣는 말이 맞는지.
 
 빌드는 수식을 SVG 로 그리고, 화면 낭독기에는 speech-rule-engine(SRE)의 한국어 ClearSpeak 규칙으로 만든
 읽기를 ``aria-label`` 로 줍니다. SRE 가 이 책의 수식에서 틀리게 읽는 것은 ``SPEECH_FIXES`` 가 고칩니다.
@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from functools import lru_cache
 
 import pytest
 
+from attn_site import math_svg
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "_ext"))
-import math_svg  # noqa: E402  (_ext 는 Sphinx local_extensions 폴더)
 
 if not math_svg.renderer_available():
     pytest.skip("node 나 node_modules/mathjax-full 이 없습니다 (make book 이 npm ci 로 준비)", allow_module_level=True)

@@ -7,7 +7,7 @@
   어느 페이지에도 없음.
 - 머리의 ``<link rel="preload" as="script">`` 는 페이지가 실제로 싣는 스크립트만 가리킴 (_templates/layout.html 이
   테마의 digest 를 그대로 적어 두므로, 테마를 올려 주소가 바뀌면 여기서 알게 됨).
-- 테마가 영어로 박아 둔 화면 글이 남지 않음 (_ext/korean_ui.py 의 UI_STRINGS).
+- 테마가 영어로 박아 둔 화면 글이 남지 않음 (attn_site/korean_ui.py 의 UI_STRINGS).
 - 표 칸의 낱말을 한 줄로 묶은 span 이 수식과 코드를 건드리지 않음.
 - 페이지의 요소 수가 ELEMENT_BUDGET 이하 (느린 휴대폰은 HTML 이 흘러 들어오는 동안 요소 수에 비례해 배치를
   되풀이합니다. 4장은 요소 13.5k 개일 때 Lighthouse 의 TBT 가 200 ms 를 넘었고, 7k 개로 줄이자 넘지 않았습니다).
@@ -78,7 +78,7 @@ def test_search_index_only_on_the_search_page_and_no_heavy_theme_scripts(html_di
     srcs = [s["src"] for s in page_soup(html_dir, docname).find_all("script", src=True)]
     search = [s for s in srcs if re.search(r"(^|/)(searchindex|_static/searchtools)\.js", s)]
     if docname == "search":
-        # searchtools.js 는 머리에, 색인은 글이 그려진 뒤에 받는 작은 불러오기 스크립트가 가리킴 (_ext/site_speed.py)
+        # searchtools.js 는 머리에, 색인은 글이 그려진 뒤에 받는 작은 불러오기 스크립트가 가리킴 (attn_site/site_speed.py)
         assert search == ["_static/searchtools.js"], srcs
         loaders = page_soup(html_dir, docname).find_all("script", attrs={"data-search-index": "searchindex.js"})
         assert len(loaders) == 1 and "load" in loaders[0].text and "q=" in loaders[0].text, loaders
@@ -108,7 +108,7 @@ def test_theme_ui_is_korean(html_dir: Path, docname: str) -> None:
             value = el.get(attr)
             if isinstance(value, str) and ENGLISH_UI.match(value.strip()):
                 found.add(f"{attr}={value}")
-    assert not found, f"{docname}: 영어 화면 글이 남았습니다 (_ext/korean_ui.py UI_STRINGS 에 더하세요): {sorted(found)}"
+    assert not found, f"{docname}: 영어 화면 글이 남았습니다 (attn_site/korean_ui.py UI_STRINGS 에 더하세요): {sorted(found)}"
 
 
 @pytest.mark.parametrize("docname", PAGES)
@@ -119,7 +119,7 @@ def test_table_cell_wrapping_leaves_math_and_code_alone(html_dir: Path, docname:
     wrapped = re.findall(r'<span class="attn-nobr">(.*?)</span>', html)
     bad = [w for w in wrapped if "\\(" in w or "\\)" in w or "\\[" in w or "<" in w]
     assert not bad, f"{docname}: {bad[:5]}"
-    # 수식은 빌드 때 SVG 로 그려지므로(_ext/math_svg.py) 수식 요소 안에 날 TeX 이 없어야 합니다
+    # 수식은 빌드 때 SVG 로 그려지므로(attn_site/math_svg.py) 수식 요소 안에 날 TeX 이 없어야 합니다
     raw_math = re.findall(r'class="math notranslate nohighlight"[^>]*>(?!(?:<span class="eqno">.*?</span>)?<mjx-container)(.{0,60})',
                           html)
     assert not raw_math, f"{docname}: SVG 로 그리지 않은 수식: {raw_math[:3]}"
@@ -131,7 +131,7 @@ INLINE_SCRIPT_LIMIT = 20_000
 
 @pytest.mark.parametrize("docname", PAGES)
 def test_page_html_fits_the_budget(html_dir: Path, docname: str) -> None:
-    """페이지 HTML 은 gzip 150 KB 이하: 탐색기 명세(약 190 KB)와 data: 그림은 페이지 밖 파일로 (_ext/site_speed.py).
+    """페이지 HTML 은 gzip 150 KB 이하: 탐색기 명세(약 190 KB)와 data: 그림은 페이지 밖 파일로 (attn_site/site_speed.py).
 
     느린 4G(약 200 KB/s)에서 HTML 이 다 와야 첫 글이 뜨므로, 페이지 HTML 의 크기가 곧 첫 화면의 시각입니다.
     """
@@ -157,7 +157,7 @@ def icon_rules(css: str) -> dict[str, int]:
 
 
 def test_icon_fonts_hold_every_icon_the_pages_use(html_dir: Path) -> None:
-    """_ext/icon_fonts.py 가 줄인 Font Awesome: 페이지가 쓰는 아이콘마다 CSS 규칙과 글리프가 남고, 글꼴은 작음.
+    """attn_site/icon_fonts.py 가 줄인 Font Awesome: 페이지가 쓰는 아이콘마다 CSS 규칙과 글리프가 남고, 글꼴은 작음.
 
     원본(테마 패키지)에서 아이콘인 클래스만 봅니다 (fa-solid, fa-lg 같은 꾸밈 클래스는 규칙이 없음).
     """
@@ -188,7 +188,7 @@ def test_icon_fonts_hold_every_icon_the_pages_use(html_dir: Path) -> None:
 
 
 def test_copy_button_speaks_korean(html_dir: Path) -> None:
-    """코드 복사 단추의 툴팁과 알림은 한국어 (_ext/korean_ui.py 가 copybutton.js 에 'ko' 를 더함)."""
+    """코드 복사 단추의 툴팁과 알림은 한국어 (attn_site/korean_ui.py 가 copybutton.js 에 'ko' 를 더함)."""
     js = (html_dir / "_static" / "copybutton.js").read_text(encoding="utf-8")
     assert "'ko': {'copy': '복사', 'copy_to_clipboard': '클립보드에 복사'" in js
     assert 'document.documentElement.lang' in js  # 페이지의 lang 으로 고르는 방식이 그대로인지
@@ -199,4 +199,4 @@ def test_page_element_count_fits_the_budget(html_dir: Path, docname: str) -> Non
     count = len(page_soup(html_dir, docname).find_all(True))
     assert count <= ELEMENT_BUDGET, (
         f"{docname}: 요소 {count}개 (예산 {ELEMENT_BUDGET}). 숨긴 MathML, 색 없는 코드 span 같은 보이지 않는 "
-        "요소가 다시 늘지 않았는지 보세요 (_ext/math_svg.py, _ext/code_spans.py)")
+        "요소가 다시 늘지 않았는지 보세요 (attn_site/math_svg.py, attn_site/code_spans.py)")

@@ -1,4 +1,4 @@
-"""휴대폰용 그림 (attn_course/viz/phone.py, figure_output.with_phone_png, _ext/figure_alt.py 의 <picture>).
+"""휴대폰용 그림 (attn_course/viz/phone.py, figure_output.with_phone_png, attn_site/figure_alt.py 의 <picture>).
 
 그림 함수는 돌려준 그림에 "같은 인자로 다시 그리는 법"을 적어 두고, 책을 빌드할 때 표시 함수가 그 그림을
 휴대폰 배치(너비 상한 3.4인치 = 340 CSS px, 패널은 한 열)로 한 번 더 그려 PNG 에 넣습니다. 빌드 확장은 그것을
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import io
-import sys
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -23,11 +22,7 @@ from attn_course.viz import figure_output
 from attn_course.viz.figure_output import render_png, with_phone_png
 from attn_course.viz.layout import grid_layout
 from attn_course.viz.phone import PHONE_ENV, PHONE_FIGURE_WIDTH_IN, in_phone_layout, phone_layout, redraw_for_phone
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "_ext"))
-import figure_alt  # noqa: E402  (_ext 는 Sphinx local_extensions 폴더)
-import figure_png  # noqa: E402
+from attn_site import figure_alt, figure_png
 
 TOKENS = ["그", "고양이", "는", "매트", "위", "에", "앉았다", "."]
 PHONE_COLUMN_PX = 358

@@ -1,24 +1,21 @@
 """자리표시자 글: "…할 예정입니다", TODO/FIXME 같은 글은 책에 들어가면 안 됩니다.
 
-빌드는 ``_ext/placeholder_check.py`` 가 막고(경고 -> ``-W`` 실패), 여기서는 그 검사기 자체와
+빌드는 ``attn_site/placeholder_check.py`` 가 막고(경고 -> ``-W`` 실패), 여기서는 그 검사기 자체와
 원본(마크다운 셀, .md 페이지)을 빠르게 확인합니다.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 import yaml
 
+from attn_site import placeholder_check
 from conftest import read_toc_docnames
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("placeholder_check", ROOT / "_ext" / "placeholder_check.py")
-placeholder_check = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(placeholder_check)
 
 
 @pytest.mark.parametrize("text", [
@@ -36,7 +33,7 @@ def test_detector_ignores_ordinary_text(text):
 
 def test_extension_is_enabled_in_the_build():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    assert config["sphinx"]["local_extensions"].get("placeholder_check") == "_ext"
+    assert "attn_site.placeholder_check" in config["sphinx"]["extra_extensions"]
 
 
 def test_no_page_source_has_placeholder_text():

@@ -1,4 +1,4 @@
-"""읽는 시간 (이슈 26): 어림 함수(_ext/reading_time.py), 모든 페이지 맨 위의 "읽는 시간 약 N분", 장마다 핵심 ≤ 75분.
+"""읽는 시간 (이슈 26): 어림 함수(attn_site/reading_time.py), 모든 페이지 맨 위의 "읽는 시간 약 N분", 장마다 핵심 ≤ 75분.
 
 - 단위 테스트는 작은 노트북과 마크다운으로 세는 규칙(보이는 코드 셀, 그림, 표, 블록 수식, 심화 절)을 확인합니다.
 - 사이트 테스트는 빌드된 페이지의 글이 그 페이지 원본(노트북은 빌드가 실행한 것: ``_build/.jupyter_cache`` 의 출력을 합침)에
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
+from attn_site import reading_time as rt
 from conftest import ROOT, read_toc_docnames
-
-sys.path.insert(0, str(ROOT / "_ext"))
-import reading_time as rt  # noqa: E402
 
 DOCNAMES = read_toc_docnames()
 CHAPTERS = [d for d in DOCNAMES if re.match(r"chapters/\d\d_", d)]
@@ -137,7 +134,7 @@ def test_formula_constants():
 
 
 def test_reading_time_module_does_not_import_torch():
-    source = (ROOT / "_ext" / "reading_time.py").read_text(encoding="utf-8")
+    source = (ROOT / "attn_site" / "reading_time.py").read_text(encoding="utf-8")
     assert not re.search(r"^\s*(import|from)\s+(torch|attn_lib|sphinx|docutils)\b", source, re.M)
 
 
@@ -160,7 +157,7 @@ def test_constants_match_the_issue_estimates():
         report.append(f"{d}: 날것 {tally.minutes(rt.RAW):.1f}분, 맞춘 값 {tally.minutes():.1f}분 (어림 {target}분)")
         if abs(tally.minutes() / target - 1) > CALIBRATION_TOLERANCE:
             bad.append(report[-1])
-    assert not bad, "상수를 다시 맞추세요 (_ext/reading_time.py):\n" + "\n".join(report)
+    assert not bad, "상수를 다시 맞추세요 (attn_site/reading_time.py):\n" + "\n".join(report)
 
 
 def test_the_raw_formula_of_the_issue_misses_one_estimate():

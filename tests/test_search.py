@@ -1,4 +1,4 @@
-"""한국어 검색 (_ext/korean_search.py) 을 검사합니다.
+"""한국어 검색 (attn_site/korean_search.py) 을 검사합니다.
 
 1. 나누기 규칙 (unit): 조사가 붙은 낱말("어텐션은", "헤드가", "키를")의 색인어에 낱말 자체가
    들어가는지, 영어는 예전처럼 Porter 어간 추출을 하는지, "d_k를" 이 글자 체계 경계에서 나뉘는지.
@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sys
 from html import escape, unescape
 from pathlib import Path
 from typing import Any, Callable
@@ -36,11 +35,9 @@ import pytest
 from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
+from attn_site import korean_search
+from attn_site.korean_search import SearchKorean, query_terms
 from conftest import HTML_DIR, ROOT, OfflinePage, read_toc_docnames, unexpected_messages
-
-sys.path.insert(0, str(ROOT / "_ext"))
-import korean_search  # noqa: E402  (_ext 는 패키지가 아니라 Sphinx local_extensions 폴더)
-from korean_search import SearchKorean, query_terms  # noqa: E402
 
 # 색인과 검색 페이지에서 찾을 낱말 -> 화면 사진 / 테스트 id 에 쓰는 ASCII 이름
 QUERIES = {
@@ -136,7 +133,7 @@ def source_prose(docname: str) -> str:
     return (ROOT / f"{docname}.md").read_text(encoding="utf-8")
 
 
-#: 빌드 때 SVG 로 그린 수식(_ext/math_svg.py). TeX 원문은 ``data-tex`` 속성에 남아 있습니다.
+#: 빌드 때 SVG 로 그린 수식(attn_site/math_svg.py). TeX 원문은 ``data-tex`` 속성에 남아 있습니다.
 SVG_MATH = re.compile(r'<mjx-container\b[^>]*\bdata-tex="([^"]*)"[^>]*>.*?</mjx-container>', re.S)
 
 
@@ -333,7 +330,7 @@ def test_search_page_finds_korean_words(
 def test_search_page_without_a_query_loads_the_index_after_the_page_is_drawn(
     open_offline_page: Callable[..., OfflinePage]
 ) -> None:
-    """검색어 없이 연 검색 페이지: 색인은 load 뒤에 받고(_ext/site_speed.py), 그 뒤 검색창으로 찾으면 결과가 나옵니다."""
+    """검색어 없이 연 검색 페이지: 색인은 load 뒤에 받고(attn_site/site_speed.py), 그 뒤 검색창으로 찾으면 결과가 나옵니다."""
     probe = open_offline_page()
     response = probe.page.goto(probe.base_url + "search.html", wait_until="load")
     assert response is not None and response.ok
@@ -619,7 +616,7 @@ def test_search_scripts_only_on_the_search_page(html_dir: Path) -> None:
     """요약/순위 스크립트는 search.html 에만 (다른 페이지는 검색을 돌리지 않음)."""
     for docname in [*read_toc_docnames(), "search"]:
         html = (html_dir / f"{docname}.html").read_text(encoding="utf-8")
-        # 스타일시트는 빌드가 페이지마다 파일 하나로 합칩니다 (_ext/site_speed.py): 그 안의 파일 표시를 봅니다
+        # 스타일시트는 빌드가 페이지마다 파일 하나로 합칩니다 (attn_site/site_speed.py): 그 안의 파일 표시를 봅니다
         bundles = re.findall(r'<link rel="stylesheet" type="text/css" href="([^"]*bundle-[0-9a-f]+\.css)"', html)
         css = "".join((html_dir / docname).parent.joinpath(b).read_text(encoding="utf-8") for b in bundles)
         for asset in korean_search.SEARCH_PAGE_JS:

@@ -17,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.site
 
 # 사이트에서 네트워크를 쓰는 것은 실행 단추(Binder, Colab, 저장소)뿐이고, 그 주소는 <a href> 에만
-# 있어야 합니다. Live Code(thebe)도 사이트의 사본을 씁니다 (_ext/thebe_local.py).
+# 있어야 합니다. Live Code(thebe)도 사이트의 사본을 씁니다 (attn_site/thebe_local.py).
 # (Launch-related remote URLs may appear only in the href of links, never in scripts.)
 LAUNCH_HOSTS = {"mybinder.org", "colab.research.google.com", "github.com"}
 REMOTE_URL = re.compile(r"""(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s'"`]*""")
@@ -167,7 +167,7 @@ def test_inline_scripts_mention_no_remote_url(built_pages: dict[str, PageParser]
                 bad.append(f"{page}: {url}")
     assert not bad, "인라인 스크립트 안의 외부 주소 (remote URLs in inline scripts):\n" + "\n".join(bad)
     # 예전에 유일한 예외였던 sphinx-thebe 설정이 여전히 검사 대상인지 확인 (the check still sees it)
-    assert thebe_seen, "THEBE_JS_URL 인라인 설정이 없습니다: sphinx-thebe 나 _ext/thebe_local.py 가 바뀌었는지 보세요"
+    assert thebe_seen, "THEBE_JS_URL 인라인 설정이 없습니다: sphinx-thebe 나 attn_site/thebe_local.py 가 바뀌었는지 보세요"
 
 
 def test_launch_urls_appear_only_in_link_hrefs(html_dir: Path) -> None:

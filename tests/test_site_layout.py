@@ -1,7 +1,7 @@
 """휴대폰(390 px)과 노트북(1280 px)에서 읽는 사람의 화면: 장 목록 단추.
 
 - ≡ 단추: 휴대폰에서는 장 목록(대화상자)이 열리고 장 링크가 보이며 Escape 로 닫힘, 노트북에서는 사이드바가
-  숨었다가 다시 보임 (pydata-sphinx-theme issue 2451 / sphinx-book-theme issue 988 의 우회, _assets/js/nav-toggle.js).
+  숨었다가 다시 보임 (pydata-sphinx-theme issue 2451 / sphinx-book-theme issue 988 의 우회, attn_site/static/js/nav-toggle.js).
 - "이 페이지" 단추: 휴대폰에서 페이지 차례가 열림.
 
 - 표 칸: 숫자, 모양 튜플 조각, 어절이 두 줄에 걸치지 않음 (휴대폰과 노트북).
@@ -114,7 +114,7 @@ def test_table_cells_keep_numbers_and_words_whole(
     page = _open(open_offline_page, docname, **VIEWPORT_OPTIONS[viewport]).page
     broken = page.evaluate(BROKEN_TOKENS_JS)
     assert not broken, f"{docname} ({viewport}): 표 칸에서 가운데가 끊긴 낱말 {len(broken)}개: {broken[:10]}"
-    # 수 하나뿐인 칸은 오른쪽 정렬 (_ext/korean_ui.py 의 td.attn-num): 자릿수가 세로로 맞아야 비교가 됩니다
+    # 수 하나뿐인 칸은 오른쪽 정렬 (attn_site/korean_ui.py 의 td.attn-num): 자릿수가 세로로 맞아야 비교가 됩니다
     misaligned = page.evaluate("""() => Array.from(document.querySelectorAll('article.bd-article td'))
         .filter(td => /^[-+]?[0-9][0-9,]*([.][0-9]+)?(e[-+]?[0-9]+)?$/.test(td.innerText.trim()))
         .filter(td => getComputedStyle(td).textAlign !== 'right').map(td => td.innerText.trim()).slice(0, 5)""")

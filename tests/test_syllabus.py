@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
+from attn_site import reading_time as rt
+from attn_site import syllabus as S
 from conftest import ROOT, read_toc_docnames
-
-sys.path.insert(0, str(ROOT / "_ext"))
-import reading_time as rt  # noqa: E402
-import syllabus as S  # noqa: E402
 
 PUBLIC_SPEC = ROOT / "attn_course" / "practice" / "public_spec.json"
 INSTRUCTORS = "chapters/appendix/instructors"

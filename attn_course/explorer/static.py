@@ -138,7 +138,7 @@ _LOADER_JS = """
     seen.observe(root);
   }
   // 명세(약 1 MB): 노트북에서는 바로 아래 <script type="application/json"> 안에 있고, 웹사이트에서는 빌드가
-  // 그것을 _static/explorer/<id>.js 로 옮기고 data-src 만 남깁니다 (_ext/site_speed.py). 그러면 페이지 HTML 이
+  // 그것을 _static/explorer/<id>.js 로 옮기고 data-src 만 남깁니다 (attn_site/site_speed.py). 그러면 페이지 HTML 이
   // 가벼워 휴대폰에서 글이 먼저 뜨고, 명세는 탐색기가 화면 가까이 올 때 받습니다. script 태그로 받으므로
   // 파일(file://)로 연 사이트에서도 됩니다.
   function loadSpec() {

@@ -133,7 +133,7 @@ def head_tabs(
         fig = plot_head_heatmaps(weights[h], query_labels, key_labels, head_names=[f"헤드 {h}"])
         rendered = render_png(fig, dpi=dpi, bbox_inches=None)  # 2배 화소, 1배 크기는 width
         png = base64.b64encode(rendered.data).decode("ascii")
-        # 가장 작은 글자가 10 CSS px 아래로 줄지 않는 너비 (_ext/figure_alt.py 의 그림과 같은 규칙)
+        # 가장 작은 글자가 10 CSS px 아래로 줄지 않는 너비 (attn_site/figure_alt.py 의 그림과 같은 규칙)
         min_width = min(rendered.css_width, math.ceil(rendered.css_width * 10 / rendered.min_text_px))
         children.append(widgets.HTML(
             _HEAD_TAB_HTML.format(png=png, alt=html.escape(get_alt(fig)), summary=html.escape(summaries[h]),

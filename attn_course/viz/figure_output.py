@@ -9,12 +9,12 @@
   1배 크기에서의 CSS px (= pt × ``CSS_DPI`` / 72)
 - ``Pixel ratio``: PNG 화소 / CSS px
 
-빌드할 때 ``_ext/figure_alt.py``가 이 글을 읽어 ``<img alt width data-min-text-px>``, 그림 번호와 짧은 설명
+빌드할 때 ``attn_site/figure_alt.py``가 이 글을 읽어 ``<img alt width data-min-text-px>``, 그림 번호와 짧은 설명
 ("그림 6.1 ...")을 만들고, 그림이 글자가 10 CSS px보다 작아지도록 줄어들지 않게 합니다.
 노트북(Jupyter, Colab)에서는 출력 메타데이터의 ``width``가 같은 1배 크기를 알려 줍니다.
 
 책을 빌드할 때(``ATTN_PHONE_FIGURES=1``)는 그림 함수가 적어 둔 방법으로 휴대폰용 그림(한 열, 좁은 너비;
-``phone``)을 한 번 더 그려 PNG 의 ``phOn`` 덩어리에 넣습니다. ``_ext/figure_alt.py`` 가 그것을 꺼내
+``phone``)을 한 번 더 그려 PNG 의 ``phOn`` 덩어리에 넣습니다. ``attn_site/figure_alt.py`` 가 그것을 꺼내
 ``<picture>`` 의 좁은 화면용 그림으로 씁니다.
 """
 
@@ -183,7 +183,7 @@ def png_bytes(fig: Figure, *, dpi: float = CSS_DPI, pixel_ratio: float = PIXEL_R
               bbox_inches: str | None = "tight", colors: int | None = PNG_COLORS) -> bytes:
     """그림을 PNG 바이트로 바꿉니다 (``render_png(...).data``). 대체 텍스트는 PNG의 ``Description``에 들어갑니다.
 
-    한글은 Latin-1이 아니어서 Pillow가 UTF-8 글 묶음(iTXt)으로 씁니다. ``_ext/figure_alt.py``가 빌드할 때
+    한글은 Latin-1이 아니어서 Pillow가 UTF-8 글 묶음(iTXt)으로 씁니다. ``attn_site/figure_alt.py``가 빌드할 때
     이 글을 읽어 ``<img alt>``로 옮깁니다.
 
     Shape:
@@ -193,7 +193,7 @@ def png_bytes(fig: Figure, *, dpi: float = CSS_DPI, pixel_ratio: float = PIXEL_R
 
 
 #: 휴대폰용 PNG 를 넣는 PNG 덩어리 종류: 부가(소문자)·사적(소문자)·예약(대문자)·복사 가능(소문자).
-#: 브라우저와 이미지 도구는 모르는 부가 덩어리를 건너뜁니다. ``_ext/figure_alt.py`` 가 빌드할 때 꺼내 따로 둡니다.
+#: 브라우저와 이미지 도구는 모르는 부가 덩어리를 건너뜁니다. ``attn_site/figure_alt.py`` 가 빌드할 때 꺼내 따로 둡니다.
 PHONE_CHUNK = b"phOn"
 
 

@@ -16,7 +16,7 @@
 대체 텍스트(alt): 그림 함수는 모두 "<무슨 그림인가>: <데이터 요약>" 꼴의 한국어 글을 그림에 붙입니다
 (``get_alt``). 요약은 ``describe`` 모듈이 그린 데이터에서 계산합니다. ``attn_lib``를 IPython 안에서
 import하면 ``Figure``의 ``image/png`` 표시 함수가 ``figure_output``의 것으로 바뀌어, PNG에 그 글을 ``Description``으로
-넣고 출력 메타데이터에 ``{"alt": ..., "width": ...}``를 적습니다. 책을 빌드하면 ``_ext/figure_alt.py``가 그 글을
+넣고 출력 메타데이터에 ``{"alt": ..., "width": ...}``를 적습니다. 책을 빌드하면 ``attn_site/figure_alt.py``가 그 글을
 ``<img alt="...">``로 옮깁니다. matplotlib으로 직접 그린 그림에는 ``set_alt(fig, 글)``로, 데이터에서
 계산한 글을 붙이세요(숫자를 손으로 적지 않습니다).
 """

@@ -5,7 +5,7 @@
 다 보입니다. 이 모듈은 그림 함수가 "어떻게 다시 그릴지"를 그림에 적어 두게 하고(``reflowable``),
 책을 빌드할 때(환경 변수 ``ATTN_PHONE_FIGURES=1``) 표시 함수가 그 그림을 ``phone_layout()`` 안에서 한 번 더
 그립니다. 그 안에서는 그림 너비의 상한이 ``PHONE_FIGURE_WIDTH_IN`` 이고 여러 패널은 한 열로 쌓입니다.
-``_ext/figure_alt.py`` 가 두 PNG 를 ``<picture>`` 로 묶어, 좁은 화면은 휴대폰용 그림을 받습니다.
+``attn_site/figure_alt.py`` 가 두 PNG 를 ``<picture>`` 로 묶어, 좁은 화면은 휴대폰용 그림을 받습니다.
 
 노트북(Jupyter, Colab)에서는 아무 일도 하지 않습니다 (환경 변수가 없으면 휴대폰용 그림을 그리지 않음).
 """

@@ -172,7 +172,7 @@ TABINDEX_LOOP_RE = re.compile(
 
 def lazy_theme_measurements(outdir: Path) -> bool:
     """테마 스크립트의 '모든 상자 재기'를 '화면 가까이 온 상자만 재기'로 바꾼 사본을 씁니다. 바꿨으면 True."""
-    from icon_fonts import theme_static  # 같은 _ext 폴더: 테마 패키지의 정적 파일 자리를 한곳에서
+    from .icon_fonts import theme_static  # 같은 패키지: 테마 패키지의 정적 파일 자리를 한곳에서
 
     original = (theme_static() / "scripts" / "pydata-sphinx-theme.js").read_text(encoding="utf-8")
     patched, count = TABINDEX_LOOP_RE.subn(

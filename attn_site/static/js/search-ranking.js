@@ -17,7 +17,7 @@
  * 같은 층 안에서는 제목에서 검색어가 차지하는 몫, Sphinx 점수, 문서 순서(장 번호) 차례입니다.
  * 낱말이 제목에 "있다" 는 색인과 같은 규칙입니다 (KO_SEARCH.titleWords: 한글 n-gram 과 조사 떼기,
  * 영어는 어간; 세 글자 이상은 부분 일치). 책 어디에도 없는 낱말은 Sphinx 처럼 따지지 않습니다.
- * _ext/korean_search.py 가 search.html 에만 넣습니다.
+ * attn_site/korean_search.py 가 search.html 에만 넣습니다.
  */
 (function () {
   "use strict";

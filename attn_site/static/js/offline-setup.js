@@ -2,10 +2,10 @@
  * offline-setup.js: 네트워크 없이도 수식과 위젯이 보이도록 준비하는 스크립트.
  * Prepares every page so math and Jupyter widgets work with no network (no CDN).
  *
- * _ext/offline_assets.py 가 모든 페이지에 이 스크립트를 넣습니다. 순서:
+ * attn_site/offline_assets.py 가 모든 페이지에 이 스크립트를 넣습니다. 순서:
  * Sphinx 의 인라인 `window.MathJax = {...}` 설정 다음, MathJax 3 (defer) 와
  * require.js / @jupyter-widgets/html-manager (embed-amd.js) 앞.
- * Included by _ext/offline_assets.py after the inline MathJax config and before
+ * Included by attn_site/offline_assets.py after the inline MathJax config and before
  * MathJax 3, require.js and embed-amd.js.
  *
  * (a) html-manager 는 글꼴(font-awesome)을 webpack public path 기준으로 찾습니다.
@@ -19,7 +19,7 @@
  * (b) html-manager 는 MathJax 2 API `MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])`
  *     를 부르지만 Sphinx 는 MathJax 3 을 싣습니다. 작은 호환층(shim)이 이 요청을
  *     `MathJax.typesetPromise([el])` 로 넘기고, MathJax 가 준비되기 전 요청은 모아 둡니다.
- * (c) 본문 수식은 빌드 때 SVG 로 그려 두므로(_ext/math_svg.py) 페이지는 MathJax 를 싣지 않습니다.
+ * (c) 본문 수식은 빌드 때 SVG 로 그려 두므로(attn_site/math_svg.py) 페이지는 MathJax 를 싣지 않습니다.
  *     Live Code(thebe)나 위젯이 처음 조판을 청할 때에만 vendor/mathjax/tex-chtml.js 를 불러옵니다
  *     (그때도 페이지 전체는 다시 조판하지 않음: startup.typeset = false).
  *     (Body math is SVG from the build; MathJax is loaded on the first typeset request only.)

@@ -14,11 +14,11 @@ sphinx-thebe 0.3.1 은 모든 페이지에 인라인 설정
    페이지에서 본 상대 주소 ``.../_static/vendor/thebe/index.js`` 로 바꿉니다 (페이지 깊이와 무관).
    ``THEBE_CSS_URL`` 도 같은 방식으로 더합니다. (Keeps exactly one declaration, pointing at the
    site's own copy, relative to the page.)
-3. 모든 페이지에 ``_static/js/thebe-local.js`` 를 넣습니다: sphinx-thebe(0.8 용)와 thebe 0.9 사이의
+3. 모든 페이지에 ``_static/js/thebe-local.js`` (``attn_site/static/js/``)를 넣습니다: sphinx-thebe(0.8 용)와 thebe 0.9 사이의
    호환층입니다 (``bootstrap()`` 에 ``requestKernel: true`` 를 넘기고, thebe.css 를 필요할 때 싣고,
    LaTeX 조판기가 CDN 의 MathJax 2 대신 ``_static/js/thebe-mathjax.js`` 어댑터를 싣게 함).
-4. 이 확장이나 호환층이 바뀌면 모든 페이지를 다시 씁니다 (``_ext/offline_assets.py`` 의 지문이
-   ``_ext/`` 의 확장과 ``_assets/js`` 를 덮습니다).
+4. 이 확장이나 호환층이 바뀌면 모든 페이지를 다시 씁니다 (``attn_site/offline_assets.py`` 의 지문이
+   이 패키지의 확장과 ``attn_site/static`` 의 js/css 를 덮습니다).
 
 Binder 주소(``binderOptions``)는 sphinx-book-theme 가 ``_config.yml`` 의 ``repository.url`` 과
 ``repository.branch`` 로 ``thebe_config`` 에 채우므로 여기서는 건드리지 않습니다.
@@ -33,7 +33,8 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
-from offline_assets import static_dirs  # 같은 _ext 폴더의 확장 (local extension in the same folder)
+from . import add_static_dir
+from .offline_assets import static_dirs  # 같은 패키지의 확장 (extension in the same package)
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +101,7 @@ def use_local_thebe(app: Sphinx, pagename: str, templatename: str, context: dict
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    add_static_dir(app)  # js/thebe-local.js, js/thebe-mathjax.js (attn_site/static -> _static)
     app.add_js_file(SHIM_JS)
     app.connect("builder-inited", check_vendored_thebe)
     app.connect("html-page-context", use_local_thebe, priority=800)

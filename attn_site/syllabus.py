@@ -1,6 +1,6 @@
 """강의 계획 만들기 (syllabus): 목차, 읽는 시간, 채점 과제의 문제, 연습 문제에서. torch 도 Sphinx 도 import 하지 않습니다.
 
-``_ext/course_plan.py`` 가 빌드 때 강사용 안내 페이지에 그리고, ``tests/test_syllabus.py`` 가 같은 함수로 다시 만들어
+``attn_site/course_plan.py`` 가 빌드 때 강사용 안내 페이지에 그리고, ``tests/test_syllabus.py`` 가 같은 함수로 다시 만들어
 페이지와 맞춰 봅니다. 그래서 장을 고치거나 문제를 더해도 계획이 어긋나지 않습니다.
 
 정한 것 (이슈 26이 정하지 않은 것):
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reading_time import Estimate, Section, round_minutes
+from .reading_time import Estimate, Section, round_minutes
 
 SEMESTER_WEEKS = 14
 WORKSHOP_SESSIONS = 6
@@ -355,7 +355,7 @@ def page_source(root: Path, docname: str) -> Path:
 def book_from_files(root: Path, cache_dir: Path | None = None) -> Book:
     """빌드 없이 파일에서 계획의 재료를 만듭니다 (테스트가 빌드의 계획과 맞춰 볼 때 씀). 노트북의 어림은
     ``cache_dir`` (빌드의 jupyter-cache)에 실행 기록이 있으면 출력까지 세고, 없으면(``None``) 원본만 셉니다."""
-    from reading_time import estimate_source
+    from .reading_time import estimate_source
 
     import yaml  # 지연 import: 빌드는 이미 PyYAML 을 씀
 

@@ -3,7 +3,7 @@
  * 함께 동작하게 하는 작은 호환층입니다.
  * A small shim so sphinx-thebe 0.3.1 (written for thebe 0.8) works with the vendored thebe 0.9.2.
  *
- * _ext/thebe_local.py 가 모든 페이지에 넣고, 페이지의 인라인 설정이
+ * attn_site/thebe_local.py 가 모든 페이지에 넣고, 페이지의 인라인 설정이
  * `THEBE_JS_URL` (사이트 안의 _static/vendor/thebe/index.js) 과 `THEBE_CSS_URL` 을 정합니다.
  * 독자가 'Live Code' 를 누르면 sphinx-thebe 가 THEBE_JS_URL 의 스크립트를 싣고
  * `thebelab.bootstrap()` 을 부릅니다. thebe 는 실릴 때 `window.thebelab = window.thebe` 를

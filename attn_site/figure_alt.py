@@ -16,7 +16,7 @@ myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들�
    그대로 쓰고 번호만 같은 꼴로 붙입니다 (Sphinx 의 numfig 는 "그림 1" 처럼 장 번호 없이 세므로 쓰지 않음).
 3. 크기: ``<img width>`` 는 1배 너비(PNG 는 2배 화소), ``data-min-text-px`` 는 가장 작은 글자,
    ``style="min-width: ..."`` 는 그 글자가 10 CSS px 이 되는 너비. 그보다 좁은 화면(휴대폰)에서는 그림 상자
-   (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``_assets/css/figures.css``).
+   (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``attn_site/static/css/figures.css``).
 4. 휴대폰용 그림: 책을 빌드할 때 그림 함수가 한 열·좁은 너비로 한 번 더 그린 PNG 가 출력 PNG 에 들어 있으면
    (``attn_lib/viz/phone.py``) 옆 파일로 꺼내(``figure_png.split_phone_png``) ``<picture><source media=...>``
    로 씁니다. 넓은 그림이 본문 칸에 다 들어가지 않는 화면은 휴대폰용 그림을 받아 옆으로 밀 필요가 없습니다.
@@ -38,7 +38,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from figure_png import (  # PNG 읽기와 휴대폰용 그림 (옆 도우미 모듈; Sphinx 가 _ext 를 sys.path 에 둠)
+from . import add_static_dir
+from .figure_png import (  # PNG 읽기와 휴대폰용 그림 (같은 패키지의 도우미 모듈)
     MIN_LEGIBLE_PX, MIN_TEXT_KEY, PHONE_COLUMN_PX, RATIO_KEY, phone_path, phone_source, png_size, png_text,
     split_phone_png,
 )
@@ -270,6 +271,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(attn_figure, html=(visit_attn_figure, depart_attn_figure))
     app.add_node(figure_scroll, html=(visit_figure_scroll, depart_figure_scroll))
     app.add_node(legible_image, html=(visit_legible_image, depart_legible_image))
+    add_static_dir(app)  # css/figures.css (attn_site/static -> _static)
     app.add_css_file(FIGURES_CSS)
     app.connect("doctree-read", set_output_image_alt, priority=400)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -18,8 +18,8 @@ A small Sphinx extension so the built site works with no network (no CDN).
    (Pages with ipywidgets also load MathJax, which typesets widget labels.)
 4. 한국어 페이지에서 검색창 안내 문구를 한국어로 바꿉니다
    (Jupyter Book 은 영어 문구를 고정으로 넣습니다).
-5. ``_ext/`` 의 확장, 책이 직접 쓴 ``_assets`` 의 js/css, ``_templates/``, package-lock.json 이 바뀌면
-   모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``). 다른 로컬 확장(korean_search,
+5. 이 패키지(``attn_site``)의 확장, 책이 직접 쓴 js/css(``attn_site/static/``), ``_templates/``, package-lock.json 이
+   바뀌면 모든 페이지를 다시 쓰게 합니다 (``offline_assets_digest``). 이 패키지의 다른 확장(korean_search,
    thebe_local, ...)도 이 지문 하나에 기댑니다: 따로 지문을 두지 마세요. 다시 쓰는 페이지는 검색
    색인에도 다시 들어갑니다. (One digest for every local extension and the book's own js/css.)
 6. 노트북이 저장한 위젯 상태 가운데 페이지에 보이는 위젯에 필요한 것만 남깁니다. 출력 하나에
@@ -42,9 +42,11 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+from . import STATIC_DIR, add_static_dir
+
 logger = logging.getLogger(__name__)
 
-#: ``html_static_path`` 안에서의 경로 (paths inside html_static_path)
+#: ``html_static_path`` 안에서의 경로 (paths inside html_static_path): 파일은 ``attn_site/static/js/``
 SETUP_JS = "js/offline-setup.js"
 #: 위젯 페이지 표시 (offline-setup.js 가 require.js 경로를 설정함)
 WIDGETS_PAGE_ATTR = "data-jupyter-widgets-page"
@@ -64,10 +66,14 @@ KO_SEARCH_TEXT = "이 책에서 검색..."
 
 
 def static_dirs(app: Sphinx) -> list[Path]:
-    """책 폴더 안의 html_static_path (다른 확장이 더한 패키지 안의 폴더는 뺌)."""
+    """책 폴더 안의 html_static_path 와 이 패키지의 ``static/`` (다른 확장이 더한 패키지 안의 폴더는 뺌).
+
+    이 패키지의 ``static/`` 은 설치한 자리(editable 이면 책 폴더 안, 아니면 site-packages)와 관계없이 넣습니다.
+    """
     confdir = Path(app.confdir).resolve()
     dirs = [(confdir / p).resolve() for p in app.config.html_static_path]
-    return [d for d in dirs if d.is_relative_to(confdir)]
+    dirs = [d for d in dirs if d.is_relative_to(confdir)]
+    return dirs if STATIC_DIR in dirs else [*dirs, STATIC_DIR]
 
 
 def check_vendor_assets(app: Sphinx) -> None:
@@ -102,7 +108,7 @@ def record_assets_digest(app: Sphinx, config: Any) -> None:
     """
     confdir = Path(app.confdir)
     digest = hashlib.sha256()
-    # 이 폴더의 모든 확장, 책이 직접 쓴 js/css, 덮어쓴 템플릿, package-lock.json (vendor 는 빼고)
+    # 이 패키지의 모든 확장, 책이 직접 쓴 js/css (attn_site/static), 덮어쓴 템플릿, package-lock.json (vendor 는 빼고)
     watched = [*sorted(Path(__file__).parent.glob("*.py"))]
     for static in static_dirs(app):
         watched += sorted(p for p in static.rglob("*") if p.suffix in {".js", ".css"} and "vendor" not in p.parts)
@@ -241,6 +247,7 @@ def insert_setup_script(app: Sphinx, pagename: str, templatename: str, context: 
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    add_static_dir(app)  # js/offline-setup.js (attn_site/static -> _static)
     app.add_config_value("offline_assets_digest", "", "html", types=[str])
     app.connect("config-inited", record_assets_digest)
     app.connect("config-inited", localize_theme_strings)

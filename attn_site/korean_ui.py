@@ -52,6 +52,8 @@ from sphinx.application import Sphinx
 from sphinx.builders.html._assets import _JavaScript
 from sphinx.util import logging
 
+from . import add_static_dir
+
 logger = logging.getLogger(__name__)
 
 KOREAN_CSS = "css/korean.css"
@@ -275,6 +277,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", korean_theme_options)
     app.connect("html-page-context", korean_launch_buttons, priority=520)
     app.connect("html-page-context", record_rendered)
+    add_static_dir(app)  # css/korean.css, css/accessibility.css, js/nav-toggle.js (attn_site/static -> _static)
     app.add_css_file(KOREAN_CSS)
     app.add_css_file(ACCESSIBILITY_CSS)
     app.add_js_file(NAV_TOGGLE_JS, loading_method="defer")

@@ -1,6 +1,6 @@
 """노트북 출력 PNG 읽기: 글 묶음(대체 텍스트, 글자 크기), 화소 크기, 휴대폰용 그림 덩어리.
 
-``_ext/figure_alt.py`` 가 씁니다 (Sphinx 확장이 아닌 도우미 모듈; 확장은 attn_lib 를 import 하지 않으므로
+``attn_site/figure_alt.py`` 가 씁니다 (Sphinx 확장이 아닌 도우미 모듈; 확장은 attn_lib 를 import 하지 않으므로
 ``attn_lib.viz.figure_output`` 이 PNG 에 적는 열쇠와 덩어리 이름을 여기 같은 값으로 둡니다).
 
 휴대폰용 그림: 책을 빌드할 때 ``attn_lib.viz.figure_output`` 이 그림을 한 열·좁은 너비로 한 번 더 그려 넓은

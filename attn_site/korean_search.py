@@ -25,7 +25,7 @@ longer than two characters, so Korean words with particles attached were unfinda
 4. 검색 페이지에만 (search.html only): ``_static/js/search-snippets.js`` (요약: 본문만, 수식은 "(수식)",
    안내 글/스크립트 없음), ``_static/js/search-ranking.js`` (순위: 페이지 제목 > 절 제목 > 본문),
    ``_static/css/search.css`` (요약 속 긴 코드 덩어리가 폰 화면을 옆으로 밀지 않게).
-5. 이 파일이 바뀌면 모든 페이지를 다시 씁니다: ``_ext/offline_assets.py`` 의 지문이 ``_ext/`` 의
+5. 이 파일이 바뀌면 모든 페이지를 다시 씁니다: ``attn_site/offline_assets.py`` 의 지문이 이 패키지의
    모든 확장을 덮고, Sphinx 는 다시 쓰는 페이지를 색인에 다시 넣습니다.
 
 한계 (limits): 형태소 분석기가 아니라 규칙 몇 개입니다. 검색어 끝이 우연히 조사와 같은 글자이면
@@ -47,6 +47,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.search.en import SearchEnglish
+
+from . import add_static_dir
 
 # 한글 음절과 자모 (Hangul syllables and jamo, incl. compatibility jamo)
 HANGUL_CLASS = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
@@ -277,7 +279,7 @@ _WORD_RE = re.compile(r"\w+")
 # 검색 페이지의 splitQuery (language_data.js 에 들어감). 규칙은 위 Python 함수들과 같고,
 # 조사 목록과 글자 범위는 이 파일의 값을 그대로 넣습니다 (single source of truth).
 JS_SPLITTER_TEMPLATE = """
-/* korean_search: 한국어 검색어 나누기 (Korean query splitter, see _ext/korean_search.py) */
+/* korean_search: 한국어 검색어 나누기 (Korean query splitter, see attn_site/korean_search.py) */
 var KO_SEARCH = {
   particles: __PARTICLES__,
   minQueryStem: __MIN_QUERY_STEM__,
@@ -421,7 +423,7 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
-#: 검색 페이지에만 싣는 스크립트와 스타일 (_assets/ -> _static/)
+#: 검색 페이지에만 싣는 스크립트와 스타일 (attn_site/static/ -> _static/)
 SEARCH_PAGE_JS: tuple[str, ...] = ("js/search-snippets.js", "js/search-ranking.js")
 SEARCH_PAGE_CSS: tuple[str, ...] = ("css/search.css",)
 
@@ -439,6 +441,7 @@ def add_search_page_assets(app: Sphinx, pagename: str, templatename: str, contex
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    add_static_dir(app)  # 검색 페이지의 js/css (attn_site/static -> _static)
     app.add_search_language(SearchKorean)
     app.connect("builder-inited", index_searchable_text)
     app.connect("html-page-context", add_search_page_assets)

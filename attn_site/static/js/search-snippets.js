@@ -9,9 +9,9 @@
  * 그래서 article.bd-article 만 쓰고, KO_SEARCH.skipSelector 의 요소(스크립트, 스타일, 안내 글...)는
  * 지우고, 수식(KO_SEARCH.mathSelector)은 "(수식)" 으로 바꿉니다. 빈칸으로 지우면 "먼저 를 곱합니다"
  * 처럼 조사만 남아 문장이 끊기므로 자리표시를 둡니다. 다만 TeX 명령이 없는 짧은 수식("d_k", "h = 8")은
- * 그 글 그대로 둡니다: 색인이 수식 안의 이름을 찾으므로 요약에도 보여야 합니다. 목록은 _ext/korean_search.py 에 있고
+ * 그 글 그대로 둡니다: 색인이 수식 안의 이름을 찾으므로 요약에도 보여야 합니다. 목록은 attn_site/korean_search.py 에 있고
  * (language_data.js 의 KO_SEARCH), 검색 색인도 같은 목록으로 같은 글을 뺍니다.
- * _ext/korean_search.py 가 search.html 에만 넣습니다.
+ * attn_site/korean_search.py 가 search.html 에만 넣습니다.
  */
 (function () {
   "use strict";

@@ -1,16 +1,15 @@
 """읽는 시간과 강의 계획 (reading time on every page, generated syllabus on the instructors page).
 
 - 모든 페이지의 첫 제목 바로 아래에 "읽는 시간 약 N분"을 넣습니다 (``<p class="reading-time">``). N 은
-  ``_ext/reading_time.py`` 의 어림을 그 페이지의 원본에 적용한 값입니다. 노트북은 빌드가 실행한 것
+  ``attn_site/reading_time.py`` 의 어림을 그 페이지의 원본에 적용한 값입니다. 노트북은 빌드가 실행한 것
   (jupyter-cache ``_build/.jupyter_cache`` 의 출력을 합친 것: 그림, 표, 출력 문장을 셈), .md 페이지는 원본 파일입니다.
 - ``{syllabus}`` 지시문 (인자: ``times``, ``semester``, ``workshop``)이 장별 시간 표와 두 강의 계획을 그립니다
-  (``_ext/syllabus.py``). 다른 페이지의 시간이 모두 정해진 뒤(doctree-resolved) 그리고, 이 지시문이 든 페이지는
+  (``attn_site/syllabus.py``). 다른 페이지의 시간이 모두 정해진 뒤(doctree-resolved) 그리고, 이 지시문이 든 페이지는
   빌드마다 다시 읽어 다른 장이 바뀌어도 낡지 않습니다.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +21,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reading_time  # noqa: E402
-import syllabus  # noqa: E402
+from . import reading_time, syllabus  # 같은 패키지의 순수 함수 모듈 (pure-function modules of this package)
 
 logger = logging.getLogger(__name__)
 KINDS = ("times", "semester", "workshop")

@@ -34,6 +34,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
+# 책 폴더: 이 패키지는 책 폴더 안의 attn_site/ 를 editable 로 설치해 씁니다 (make book). scripts/ 와 node_modules/ 가 그 옆.
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "tex2svg.cjs"
 NODE_MODULES = ROOT / "node_modules"
