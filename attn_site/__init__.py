@@ -1,8 +1,9 @@
 """멀티헤드 어텐션 강좌 사이트의 Sphinx 확장 (Sphinx extensions of the Korean course site).
 
 책을 빌드하는 사람만 씁니다: ``_config.yml`` 의 ``sphinx.extra_extensions`` 가 ``attn_site.<모듈>`` 로 싣고,
-``make book`` 이 ``pip install --no-deps -e attn_site`` 로 설치합니다. 강좌 패키지(``attn_lib`` 등)는 import 하지
-않습니다 (``tests/test_site_package.py``). 확장끼리는 상대 import(``from .reading_time import ...``)로 씁니다.
+``make book`` 이 ``pip install --no-deps -e attn_site`` 로 설치합니다. 강좌 패키지(``attn_lib``, ``attn_course``,
+``attn_harness``, ``attn_grader``)는 import 하지 않습니다 (``tests/test_site_package.py``, ``tests/test_import_graph.py``).
+확장끼리는 상대 import(``from .reading_time import ...``)로 씁니다.
 (Used only to build the site; never imports the course packages.)
 
 모듈 (Modules):

@@ -95,7 +95,7 @@ class SyllabusDirective(SphinxDirective):
         self.env.course_syllabus_docs.add(self.env.docname)
         root = Path(self.env.srcdir)
         self.env.note_dependency(str(root / "_toc.yml"))
-        self.env.note_dependency(str(root / "attn_lib" / "exercises" / "public_spec.json"))
+        self.env.note_dependency(str(root / "attn_course" / "practice" / "public_spec.json"))
         self.env.note_dependency(str(root / "chapters" / "11_practice.ipynb"))
         return [syllabus_placeholder(kind=kind)]
 
@@ -122,7 +122,7 @@ def build_book(app: Sphinx) -> syllabus.Book:
             for label in syllabus.page_labels(Path(app.env.doc2path(d))):
                 label_home[label] = n
     practice, section_of = syllabus.load_practice(root / f"{syllabus.PRACTICE_DOC}.ipynb", label_home)
-    questions = syllabus.load_questions(root / "attn_lib" / "exercises" / "public_spec.json")
+    questions = syllabus.load_questions(root / "attn_course" / "practice" / "public_spec.json")
     return syllabus.Book(pages, questions, practice, times.get(syllabus.PRACTICE_DOC), section_of)
 
 

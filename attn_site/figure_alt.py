@@ -5,7 +5,7 @@ below which the image is never shrunk (its smallest text stays at least 10 CSS p
 
 myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들고, 출력 메타데이터에서 ``width`` 와
 ``height`` 만 옮깁니다. 그래서 HTML 에는 ``<img alt="../_images/<hash>.png">`` 처럼 파일 경로가 alt 로
-남습니다. ``attn_lib`` 의 그림 함수는 PNG 안에 글 묶음을 넣어 둡니다(``attn_lib.viz.figure_output``):
+남습니다. ``attn_course`` 의 그림 함수는 PNG 안에 글 묶음을 넣어 둡니다(``attn_course.viz.figure_output``):
 ``Description``(대체 텍스트), ``Title``(그림 제목), ``Min text px``(1배 크기에서 가장 작은 글자, CSS px),
 ``Pixel ratio``(PNG 화소 / CSS px). 이 확장은 문서를 읽을 때(``doctree-read``) 노트북 출력 그림마다
 
@@ -18,7 +18,7 @@ myst-nb 1.4 는 노트북 출력 그림을 ``nodes.image(uri=...)`` 로 만들�
    ``style="min-width: ..."`` 는 그 글자가 10 CSS px 이 되는 너비. 그보다 좁은 화면(휴대폰)에서는 그림 상자
    (``.attn-figure-scroll``)가 제 안에서 옆으로 넘어갑니다 (``attn_site/static/css/figures.css``).
 4. 휴대폰용 그림: 책을 빌드할 때 그림 함수가 한 열·좁은 너비로 한 번 더 그린 PNG 가 출력 PNG 에 들어 있으면
-   (``attn_lib/viz/phone.py``) 옆 파일로 꺼내(``figure_png.split_phone_png``) ``<picture><source media=...>``
+   (``attn_course/viz/phone.py``) 옆 파일로 꺼내(``figure_png.split_phone_png``) ``<picture><source media=...>``
    로 씁니다. 넓은 그림이 본문 칸에 다 들어가지 않는 화면은 휴대폰용 그림을 받아 옆으로 밀 필요가 없습니다.
 
 PNG 에 한국어 글이 없으면 경고합니다 (``-W`` 빌드에서는 실패).
@@ -191,8 +191,8 @@ def set_output_image_alt(app: Sphinx, doctree: nodes.document) -> None:
             alt = text.get(ALT_KEY, "")
         if not (alt and HANGUL.search(alt)):
             logger.warning(
-                "노트북 그림에 한국어 대체 텍스트(alt)가 없습니다: %s. attn_lib 의 그림 함수로 그리거나, "
-                "matplotlib 으로 직접 그린 그림에는 attn_lib.set_alt(fig, 글)로 데이터에서 계산한 글을 "
+                "노트북 그림에 한국어 대체 텍스트(alt)가 없습니다: %s. attn_course 의 그림 함수로 그리거나, "
+                "matplotlib 으로 직접 그린 그림에는 attn_course.set_alt(fig, 글)로 데이터에서 계산한 글을 "
                 "붙이세요. / A notebook image has no Korean alt text.",
                 path.name, location=node, type="figure_alt", subtype="missing",
             )

@@ -1,9 +1,9 @@
 """노트북 출력 PNG 읽기: 글 묶음(대체 텍스트, 글자 크기), 화소 크기, 휴대폰용 그림 덩어리.
 
-``attn_site/figure_alt.py`` 가 씁니다 (Sphinx 확장이 아닌 도우미 모듈; 확장은 attn_lib 를 import 하지 않으므로
-``attn_lib.viz.figure_output`` 이 PNG 에 적는 열쇠와 덩어리 이름을 여기 같은 값으로 둡니다).
+``attn_site/figure_alt.py`` 가 씁니다 (Sphinx 확장이 아닌 도우미 모듈; 확장은 attn_course 를 import 하지 않으므로
+``attn_course.viz.figure_output`` 이 PNG 에 적는 열쇠와 덩어리 이름을 여기 같은 값으로 둡니다).
 
-휴대폰용 그림: 책을 빌드할 때 ``attn_lib.viz.figure_output`` 이 그림을 한 열·좁은 너비로 한 번 더 그려 넓은
+휴대폰용 그림: 책을 빌드할 때 ``attn_course.viz.figure_output`` 이 그림을 한 열·좁은 너비로 한 번 더 그려 넓은
 PNG 의 ``phOn`` 덩어리에 넣습니다. ``split_phone_png`` 가 그것을 옆 파일(``<이름>-phone.png``)로 꺼내고 넓은
 PNG 에서는 지우며, ``phone_source`` 가 그 그림이 휴대폰 본문 칸에 글자 10 CSS px 로 들어갈 때만 쓰기로 합니다.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: 휴대폰용 PNG 를 담은 덩어리 (attn_lib.viz.figure_output.PHONE_CHUNK 와 같음; 확장은 attn_lib 를 import 하지 않음)
+#: 휴대폰용 PNG 를 담은 덩어리 (attn_course.viz.figure_output.PHONE_CHUNK 와 같음; 확장은 attn_course 를 import 하지 않음)
 PHONE_CHUNK = b"phOn"
 MIN_TEXT_KEY = "Min text px"
 RATIO_KEY = "Pixel ratio"
@@ -82,7 +82,7 @@ def png_chunk(data: bytes, tag: bytes) -> tuple[bytes, bytes]:
 
 
 def split_phone_png(path: Path, data: bytes) -> tuple[bytes, bytes]:
-    """출력 PNG 에 든 휴대폰용 PNG(``phOn`` 덩어리, ``attn_lib.viz.figure_output.with_phone_png``)를 꺼내
+    """출력 PNG 에 든 휴대폰용 PNG(``phOn`` 덩어리, ``attn_course.viz.figure_output.with_phone_png``)를 꺼내
     옆 파일(``phone_path``)에 두고, 넓은 화면용 PNG 에서는 지웁니다 (넓은 화면이 두 그림을 받지 않게).
 
     이미 꺼낸 파일이면 옆 파일을 읽습니다. 돌려주는 것은 ``(넓은 화면용 PNG, 휴대폰용 PNG 또는 b"")``.

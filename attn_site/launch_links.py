@@ -1,7 +1,7 @@
 """실행 단추의 주소: Binder 는 환경 브랜치 + nbgitpuller, Live Code 는 환경 브랜치, Colab 은 내용 브랜치.
 
 Launch-button URLs. Binder builds its image from the *environment* branch (``binder_env_branch``, default
-``binder-env``: only ``binder/`` and a pinned attn_lib), and nbgitpuller pulls the *content* branch
+``binder-env``: only ``binder/`` and pinned attn_lib and attn_course, ``binder/attn_lib.txt``), and nbgitpuller pulls the *content* branch
 (``repository.branch``) into the running server, so a content push never invalidates the image.
 
 왜 (why): sphinx-book-theme 1.3 은 Binder 주소를 ``/v2/gh/<조직>/<저장소>/<내용 브랜치>?urlpath=lab/tree/<장>``

@@ -2,12 +2,12 @@
 
 Makes the written pages lighter for a phone (measured by ``make bench-site``):
 
-1. 정적 어텐션 탐색기(``attn_lib.explorer.static``)의 명세 ``<script type="application/json"
+1. 정적 어텐션 탐색기(``attn_course.explorer.static``)의 명세 ``<script type="application/json"
    id="attn-explorer-…-spec">`` (탐색기 하나에 약 1.2 MB, gzip 약 190 KB)를 ``_static/explorer/<id>.js``
    로 옮기고, 페이지에는 ``data-src`` 만 남깁니다. 탐색기의 불러오기 스크립트는 탐색기가 화면 가까이 올 때
    이 파일을 script 태그로 받습니다 (파일로 연 사이트에서도 됨). 그래서 페이지 HTML 이 4분의 1로 줄고,
    느린 4G 에서 글이 먼저 뜹니다. 노트북(Jupyter)의 출력은 그대로 명세를 품고 있습니다.
-2. 본문에 ``data:`` 주소로 박힌 PNG/SVG 그림(헤드 탭 ``attn_lib.explorer.tabs`` 의 그림 등)을
+2. 본문에 ``data:`` 주소로 박힌 PNG/SVG 그림(헤드 탭 ``attn_course.explorer.tabs`` 의 그림 등)을
    ``_images/inline-<해시>.<확장자>`` 파일로 옮깁니다. 숨은 탭의 그림은 그 탭을 열 때 받습니다.
 3. 머리의 스타일시트(테마, Sphinx, 확장, 책의 CSS: 페이지마다 15개쯤)를 파일 하나
    ``_static/styles/bundle-<내용 해시>.css`` 로 합칩니다. 느린 4G 에서는 요청마다 왕복 시간이 들고

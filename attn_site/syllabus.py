@@ -17,7 +17,7 @@
   절은 그 장의 핵심이 끝나는 회에 '더 읽을거리'로 적고 시간에는 넣지 않습니다.
 - **연습 문제**: 연습 페이지(``11_practice``)의 ``##`` 절마다 첫 ``{ref}`` 가 가리키는 장의 문제로 보고, 그 장이 끝나는
   회(주)에 둡니다. 연습 시간은 연습 페이지의 그 절 시간입니다.
-- **채점 문제**: 과제 명세(``attn_lib/exercises/public_spec.json``)에는 장 정보가 없습니다. 문제 이름 ``q<N>_<k>`` 의 N을
+- **채점 문제**: 과제 명세(``attn_course/practice/public_spec.json``)에는 장 정보가 없습니다. 문제 이름 ``q<N>_<k>`` 의 N을
   N장으로 봅니다 (과제의 절도 장 순서입니다). 그 장이 끝나는 회(주)에 둡니다.
 """
 
@@ -372,5 +372,5 @@ def book_from_files(root: Path, cache_dir: Path | None = None) -> Book:
             label_home[label] = n
     practice, section_of = load_practice(root / f"{PRACTICE_DOC}.ipynb", label_home)
     practice_est = estimate_source(page_source(root, PRACTICE_DOC), cache_dir)
-    questions = load_questions(root / "attn_lib" / "exercises" / "public_spec.json")
+    questions = load_questions(root / "attn_course" / "practice" / "public_spec.json")
     return Book(pages, questions, practice, practice_est, section_of)

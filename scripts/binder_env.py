@@ -14,9 +14,10 @@ Binder 단추(``attn_site/launch_links.py``)는 **환경 브랜치**(``_config.y
 환경 브랜치의 커밋에 드는 것 (what the environment commit holds):
 
 - ``binder/`` 의 파일 (지금 커밋된 HEAD 의 것; requirements.txt, apt.txt, runtime.txt, postBuild ...)
-- ``binder/attn_lib.txt``: ``attn_lib @ git+<저장소>@<커밋>``. 커밋은 ``attn_lib/`` 나 ``pyproject.toml`` 을 마지막으로
-  바꾼 커밋입니다. 그래서 장만 바뀐 커밋에서는 환경 브랜치가 그대로이고(Binder 이미지 재사용), attn_lib 이 바뀌면 새
-  커밋이 생깁니다. 장의 첫 셀이 설치된 attn_lib 과 nbgitpuller 가 받은 책의 ``attn_lib/`` 을 비교합니다.
+- ``binder/attn_lib.txt``: 장이 import하는 두 패키지의 줄 ``attn_lib @ git+<저장소>@<커밋>#subdirectory=attn_lib``,
+  ``attn_course @ ...#subdirectory=attn_course``. 커밋은 ``attn_lib/`` 나 ``attn_course/`` 를 마지막으로 바꾼 커밋입니다.
+  그래서 장만(또는 채점기, 사이트 확장만) 바뀐 커밋에서는 환경 브랜치가 그대로이고(Binder 이미지 재사용), 두 패키지가
+  바뀌면 새 커밋이 생깁니다. 장의 첫 셀이 설치된 판과 nbgitpuller 가 받은 책의 폴더를 비교합니다.
 - ``README.md``: 이 브랜치가 무엇인지.
 
 이 스크립트는 작업 트리를 건드리지 않고(git plumbing: hash-object, mktree, commit-tree, update-ref) 로컬 브랜치만
@@ -37,7 +38,7 @@ from attn_site import launch_links  # 주소 함수는 Sphinx 확장과 같은 �
 ROOT = Path(__file__).resolve().parents[1]
 
 #: 환경이 고정하는 attn_lib 판을 정하는 경로: 이것들이 바뀐 커밋만 환경을 바꿉니다
-LIBRARY_PATHS = ("attn_lib", "pyproject.toml")
+LIBRARY_PATHS = ("attn_lib", "attn_course")
 ENV_README = """\
 # Binder 환경 브랜치 (Binder environment branch)
 
@@ -62,12 +63,12 @@ def settings(root: Path = ROOT) -> dict[str, str]:
 
 
 def attn_lib_ref(root: Path = ROOT) -> str:
-    """환경이 설치할 attn_lib 커밋: ``attn_lib/``·``pyproject.toml`` 을 마지막으로 바꾼 커밋.
+    """환경이 설치할 커밋: ``attn_lib/``·``attn_course/`` 를 마지막으로 바꾼 커밋.
 
     작업 트리에 그 경로의 커밋하지 않은 변경이 있으면 멈춥니다 (그 판은 아직 어느 커밋에도 없으므로)."""
     dirty = git("status", "--porcelain", "--", *LIBRARY_PATHS, "binder", root=root)
     if dirty:
-        raise SystemExit("attn_lib/, pyproject.toml, binder/ 에 커밋하지 않은 변경이 있습니다. 먼저 커밋하세요:\n" + dirty)
+        raise SystemExit("attn_lib/, attn_course/, binder/ 에 커밋하지 않은 변경이 있습니다. 먼저 커밋하세요:\n" + dirty)
     ref = git("log", "-1", "--format=%H", "HEAD", "--", *LIBRARY_PATHS, root=root)
     if not ref:
         raise SystemExit("attn_lib 을 담은 커밋이 없습니다")
@@ -90,7 +91,8 @@ def env_files(root: Path = ROOT) -> dict[str, tuple[str, str]]:
         raise SystemExit("HEAD 의 binder/ 에 requirements.txt 와 postBuild 가 있어야 합니다")
     s = settings(root)
     org, repo = launch_links.github_parts(s["repo_url"])
-    pin = f"attn_lib @ git+https://github.com/{org}/{repo}@{attn_lib_ref(root)}\n"
+    ref = attn_lib_ref(root)
+    pin = "".join(f"{name} @ git+https://github.com/{org}/{repo}@{ref}#subdirectory={name}\n" for name in LIBRARY_PATHS)
     files["binder/attn_lib.txt"] = ("100644", _blob(pin, root))
     files["README.md"] = ("100644", _blob(ENV_README.format(content_branch=s["content_branch"]), root))
     return files

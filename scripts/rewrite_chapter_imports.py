@@ -23,7 +23,7 @@ import attn_lib
 
 CORE = set(attn_lib.__all__)
 COURSE = set(attn_course.__all__)
-SETUP = "attn_course.setup()  # 한글 글꼴, 그림 PNG 의 대체 텍스트 (import 만으로는 전역 설정이 바뀌지 않음)"
+SETUP = "attn_course.setup()  # 한글 글꼴과 그림의 대체 텍스트"
 
 
 def _render(module: str, names: list[tuple[str, str | None]], comment: str) -> str:
@@ -85,7 +85,9 @@ def rewrite_notebook(path: Path) -> bool:
             lines = new.split("\n")
             tree = ast.parse(new)
             end = max(n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
-            lines[end:end] = ["import attn_course", "", SETUP]
+            first = min(n.lineno for n in tree.body if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("attn_"))
+            lines[end:end] = ["", SETUP]
+            lines.insert(first - 1, "import attn_course")
             new = "\n".join(lines)
             has_setup = True
         if new != src:

@@ -69,6 +69,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.site)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _course_setup() -> None:
+    """장의 첫 셀처럼 ``attn_course.setup()``을 한 번 (한글 글꼴, 그림 PNG 의 대체 텍스트).
+
+    ``import attn_course``만으로는 전역 설정이 바뀌지 않으므로(tests/test_packaging.py), 그림을 그리는 테스트도 장과
+    같은 준비에서 돕니다."""
+    import attn_course
+
+    attn_course.setup()
+
+
 # ---------------------------------------------------------------------------------------
 # 목차 (table of contents)
 # ---------------------------------------------------------------------------------------

@@ -30,130 +30,29 @@ from grading_support import (MASTER, NAME, ROOT, define, grade, load_script, que
 
 pytestmark = pytest.mark.slow
 
-MHA_HEAD = "def torch_mha_forward(x, mha, key_padding_mask=None):\n"
+# 코드 문제의 알려진 틀린 풀이와 그 풀이를 만드는 도구는 채점 쪽에 있습니다 (빌드가 공개 경우의 힌트를 만드는 데 씀).
+from attn_grader.known_mistakes import (ABLATE_HEAD, ALIBI_HEAD, GQA_HEAD, KPM_HEAD, MERGE_HEAD, MHA_HEAD,  # noqa: E402
+                                        ROPE_HEAD, SAT_HEAD, SAT_TAIL, SHARES_HEAD, SPLIT, WRONG_CODE, cache_source,
+                                        cross_source, gqa_source, merge_source, mha_source, rope_source)
 
-
-def mha_source(*, scale: str = "* Dh ** -0.5", ignored: str = "key_padding_mask", call: str = "") -> str:
-    """2.4의 풀이를 실수 하나와 함께 (scale: 점수 배율, ignored: -inf로 채울 자리, call: 모듈을 직접 부름).
-
-    다른 문제의 함수(2.3의 split/merge)를 쓰지 않아, 다른 문제의 실수가 이 문제로 번지지 않습니다."""
-    if call:
-        return MHA_HEAD + f"    return {call}\n"
-    return MHA_HEAD + f"""    L, B, E = x.shape
-    H = mha.num_heads
-    Dh = E // H
-    packed = x @ mha.in_proj_weight.T + mha.in_proj_bias
-    q, k, v = (part.reshape(L, B, H, Dh).permute(1, 2, 0, 3) for part in packed.split(E, dim=-1))
-    logits = q @ k.transpose(-2, -1) {scale}
-    if key_padding_mask is not None:
-        logits = logits.masked_fill(({ignored})[:, None, None, :], float("-inf"))
-    probs = logits.softmax(dim=-1)
-    merged = (probs @ v).permute(2, 0, 1, 3).reshape(L, B, E)
-    return merged @ mha.out_proj.weight.T + mha.out_proj.bias, probs
-"""
-
-
-GQA_HEAD = "def gqa_attention(query, key, value, attn_mask=None):\n"
-
-
-def gqa_source(*, group: str = "repeat_interleave(G, dim=1)", scale: str = "/ math.sqrt(query.shape[-1])", output: str = "w @ v") -> str:
-    """7.2의 풀이를 실수 하나와 함께 (group: 키·밸류 헤드를 늘리는 방법, output: 밸류 섞기)."""
-    return GQA_HEAD + f"""    G = query.shape[1] // key.shape[1]
-    k, v = key.{group}, value.{group}
-    s = query @ k.transpose(-2, -1) {scale}
-    if attn_mask is not None:
-        s = s.masked_fill(~attn_mask, float("-inf"))
-    w = torch.softmax(s, dim=-1)
-    return {output}, w
-"""
-
-
-def cross_source(mask: str) -> str:
-    return ("def precompute_cross_kv(mha, encoder_out):\n"
-            "    return mha.split_heads(mha.W_k(encoder_out)), mha.split_heads(mha.W_v(encoder_out))\n\n\n"
-            "def cross_step(mha, y, K, V, src_mask):\n"
-            f"    heads, w = scaled_dot_product_attention(mha.split_heads(mha.W_q(y)), K, V, {mask})\n"
-            "    return mha.W_o(mha.merge_heads(heads)), w\n")
-
-
-def cache_source(*, keys: str = "[past_k, k_new]", values: str = "[past_v, v_new]", attend: str = "k_all, v_all") -> str:
-    return f"""def cached_step(mha, x_new, past_k, past_v):
-    k_new, v_new = mha.split_heads(mha.W_k(x_new)), mha.split_heads(mha.W_v(x_new))
-    k_all, v_all = torch.cat({keys}, dim=-2), torch.cat({values}, dim=-2)
-    heads, _ = scaled_dot_product_attention(mha.split_heads(mha.W_q(x_new)), {attend},
-                                            enable_gqa=mha.num_kv_heads != mha.num_heads)
-    return mha.W_o(mha.merge_heads(heads)), k_all, v_all
-"""
-
-
-ROPE_HEAD = "def rope_pairs(x, start, base=10000.0):\n"
-
-
-def rope_source(*, halves: bool = False, positions: str = "torch.arange(start, start + L)") -> str:
-    """8.1의 풀이를 실수 하나와 함께 (halves: 앞뒤 절반 배치, positions: 행의 위치)."""
-    a, b = ("x[..., :Dh // 2]", "x[..., Dh // 2:]") if halves else ("x[..., 0::2]", "x[..., 1::2]")
-    join = "torch.cat((a * c - b * s, a * s + b * c), dim=-1)" if halves else \
-        "torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)"
-    return ROPE_HEAD + f"""    L, Dh = x.shape[-2:]
-    angle = ({positions}).double()[:, None] * base ** (-torch.arange(0, Dh, 2).double() / Dh)
-    c, s = angle.cos().float(), angle.sin().float()
-    a, b = {a}, {b}
-    return {join}
-"""
-
-
-MERGE_HEAD = "def merge_softmax_states(m1, l1, o1, m2, l2, o2):\n"
-
-
-def merge_source(*, f1: str = "torch.exp(m1 - base)", f2: str = "torch.exp(m2 - base)", w: str = "a") -> str:
-    """10.1의 풀이를 실수 하나와 함께 (f1, f2: 새 기준으로 옮기는 배율, w: 출력을 섞는 가중치 a(맞음) 또는 l)."""
-    return MERGE_HEAD + f"""    m = torch.maximum(m1, m2)
-    base = torch.nan_to_num(m, neginf=0.0)
-    a1, a2 = l1 * {f1}, l2 * {f2}
-    total = a1 + a2
-    mixed = {w}1[..., None] * o1 + {w}2[..., None] * o2
-    return m, total, mixed / total.clamp(min=1e-30)[..., None]
-"""
-
-
-SHARES_HEAD = "def query_for_shares(shares, S, c=20.0):\n    q = torch.zeros(S)\n    for j, p in shares.items():\n"
-SPLIT = "def split_heads_seq(x, num_heads):\n    L, B, E = x.shape\n    return x.view(L, B, num_heads, E // num_heads).permute(1, 2, 0, 3)\n\n\n"
-KPM_HEAD = "def key_padding_mask_for(lengths, S, side=\"right\"):\n    n = torch.tensor(lengths)[:, None]\n    pos = torch.arange(S)[None, :]\n"
-ALIBI_HEAD = "def alibi_causal_mask(L, slope):\n    i, j = torch.arange(L)[:, None], torch.arange(L)[None, :]\n"
-SAT_HEAD = "def measure_saturation(d_k, scale, seed=0):\n    g = torch.Generator().manual_seed(seed)\n"
-SAT_TAIL = ("    w = torch.softmax(q @ k.T * {scale}, dim=-1)\n    return float((w.amax(dim=-1) >= 0.99).float().mean())\n\n\n"
-            "q4_2_ratios = tuple(measure_saturation(256, s) for s in (1.0, 1 / 16, 1 / 256))\n")
-ABLATE_HEAD = "def ablate_head(mha, h):\n    m = copy.deepcopy(mha)\n    s = slice(h * m.head_dim, (h + 1) * m.head_dim)\n    with torch.no_grad():\n"
 
 # 제출 이름 -> (바꿀 셀의 첫 줄 앞부분 -> 새 셀, 기대하는 (문제, 피드백에 있어야 할 말)).
 # 코드 문제의 말은 MISTAKES의 힌트, 값·선택지 문제의 말은 숨은 테스트의 힌트입니다. 모든 문제가 한 번 이상 틀립니다.
 WRONG = {
     "wrong_a": ({
+        **WRONG_CODE["wrong_a"],
         "q1_1_same_orders": "q1_1_same_orders = 1\nq1_1_output = (0.25, 0.25, 0.5)\n",
-        "def query_for_shares": SHARES_HEAD + "        q[j] = c + p\n    return q\n",
         "q1_3_breaks": 'q1_3_breaks = "abcd"\n',
         "q2_1_params": "q2_1_params = 4 * 512 * 512 + 4 * 512\nq2_1_params_16 = 722944\n",
         "q2_2_shape": "q2_2_shape = (7, 2, 3, 4)\n",
-        "def split_heads_seq": SPLIT + "def merge_heads_seq(x):\n    B, H, L, Dh = x.shape\n    return x.reshape(L, B, H * Dh)\n",
-        MHA_HEAD: mha_source(scale=""),
-        "def key_padding_mask_for": KPM_HEAD + "    pad = pos < S - n if side == \"left\" else pos >= n\n    return ~pad\n",
-        "def alibi_causal_mask": ALIBI_HEAD + "    return -slope * (i - j).abs().float()\n",
         "q3_3_pad_rows": 'q3_3_pad_rows = set()\nq3_3_dead_rows = {(0, 0), (1, 0), (1, 1), (1, 2)}\nq3_3_needs_padding = "bcd"\n',
         "q4_1_c": "q4_1_c = 64.0\nq4_1_scale_16 = 2.0\n",
-        "def measure_saturation": SAT_HEAD + "    q, k = torch.randn(256, d_k, generator=g), torch.randn(16, d_k, generator=g)\n"
-        + SAT_TAIL.format(scale="d_k ** -0.5"),
         "q4_3_norms": "q4_3_norms = (0.0324, 0.2222)\n",
         "q5_1_finding": 'q5_1_finding = "a"\nq5_1_advantage = "b"\n',
-        "def ablate_head": ABLATE_HEAD + "        m.W_v.weight[:, s] = 0.0\n        m.W_v.bias[s] = 0.0\n    return m\n",
         "q6_1_output_shape": "q6_1_output_shape = (2, 7, 32)\nq6_1_weights_shape = (2, 4, 7, 11)\n",
-        "def precompute_cross_kv": cross_source("None"),
         "q6_3_blocked": "q6_3_blocked = (3, 4)\nq6_3_leak = 0.0\n",
         "q7_1_bytes": "q7_1_bytes = 100663296\nq7_1_mha_bytes = 805306368\n",
-        GQA_HEAD: gqa_source(group="repeat(1, G, 1, 1)"),
-        "def cached_step": cache_source(attend="past_k, past_v"),
-        ROPE_HEAD: rope_source(halves=True),
         "q8_2_wavelength": 'q8_2_wavelength = 7498.942093324558\nq8_2_cache = "a"\n',
-        MERGE_HEAD: merge_source(f1="1.0", f2="1.0"),
         "q10_2_sums": "q10_2_sums = (1.1353352832366128, 2.185122351604477, 2.559739739775005)\nq10_2_lse = 0.45619331601812235\n",
     }, [("q1_2", MISTAKES["share_log"]), ("q2_3", MISTAKES["merge_order_seq"]), ("q2_4", MISTAKES["no_scale"]),
         ("q3_1", MISTAKES["kpm_polarity_build"]), ("q3_2", MISTAKES["additive_no_block"]), ("q4_2", MISTAKES["scale_ignored"]),
@@ -168,32 +67,19 @@ WRONG = {
         ("q6_1", "batch_first=False이면 출력도"), ("q6_3", "정답 위치가 i와 같으면(n - 1 - i = i)"),
         ("q7_1", "키와 밸류 두 개를 모두 담습니다")]),
     "wrong_b": ({
+        **WRONG_CODE["wrong_b"],
         "q1_1_same_orders": "q1_1_same_orders = 2\nq1_1_output = (0.5, 0.25, 0.25)\n",
-        "def query_for_shares": SHARES_HEAD + "        q[j] = math.log(p)\n    return q\n",
         "q1_3_breaks": 'q1_3_breaks = "bc"\n',
         "q2_1_params": "q2_1_params = 720896\nq2_1_params_16 = 722944\n",
         "q2_2_shape": "q2_2_shape = (2, 7, 3, 4)\n",
-        "def split_heads_seq": SPLIT + "def merge_heads_seq(x):\n    B, H, L, Dh = x.shape\n    return x.permute(2, 0, 1, 3).view(L, B, H * Dh)\n",
-        MHA_HEAD: mha_source(ignored="~key_padding_mask"),
-        "def key_padding_mask_for": KPM_HEAD + "    pad = pos < S - n if side == \"left\" else pos >= n\n    return pad[:, None, None, :]\n",
-        "def alibi_causal_mask": ALIBI_HEAD + "    return (-slope * (i - j).float()).masked_fill(j > i, -1e9)\n",
         "q3_3_pad_rows": 'q3_3_pad_rows = {(0, 1), (0, 2), (0, 3), (1, 3)}\nq3_3_dead_rows = set()\nq3_3_needs_padding = "abcd"\n',
         "q4_1_c": "q4_1_c = 8.0\nq4_1_scale_16 = 0.25\n",
-        "def measure_saturation": SAT_HEAD + "    k = torch.randn(16, d_k, generator=g)\n    q = torch.randn(256, d_k, generator=g)\n"
-        + SAT_TAIL.format(scale="scale"),
         "q4_3_norms": "q4_3_norms = (0.0, 0.0)\n",
         "q5_1_finding": 'q5_1_finding = "b"\nq5_1_advantage = "a"\n',
-        "def ablate_head": ABLATE_HEAD + "        m.W_v.weight[s] = 0.0\n    return m\n",
         "q6_1_output_shape": "q6_1_output_shape = (7, 2, 32)\nq6_1_weights_shape = (2, 4, 11, 7)\n",
-        "def precompute_cross_kv": "from attn_lib import causal_mask\n\n\n"
-        + cross_source("src_mask & causal_mask(y.shape[1], K.shape[2])"),
         "q6_3_blocked": "q6_3_blocked = (5, 8)\nq6_3_leak = 0.0\n",
         "q7_1_bytes": "q7_1_bytes = 805306368\nq7_1_mha_bytes = 805306368\n",
-        GQA_HEAD: gqa_source(scale=""),
-        "def cached_step": cache_source(keys="[k_new, past_k]", values="[v_new, past_v]"),
-        ROPE_HEAD: rope_source(positions="torch.arange(L)"),
         "q8_2_wavelength": 'q8_2_wavelength = 62831.853071795864\nq8_2_cache = "abd"\n',
-        MERGE_HEAD: merge_source(w="l"),
         "q10_2_sums": "q10_2_sums = (1.1353352832366128, 9.438843167298517, 9.813460555469044)\nq10_2_lse = 5.0\n",
     }, [("q1_2", MISTAKES["share_offset"]), ("q2_3", MISTAKES["merge_view"]), ("q2_4", MISTAKES["kpm_polarity"]),
         ("q3_1", MISTAKES["kpm_shape"]), ("q3_2", MISTAKES["finite_block"]), ("q4_2", MISTAKES["draw_order"]),
@@ -296,6 +182,53 @@ def test_wrong_variants_lose_points_and_get_the_targeted_hint(graded, name):
     rows, _ = graded
     assert {q for q, _ in expected} == set(question_columns(rows["master"])), "모든 문제가 틀려야 합니다"
     assert_lost_points_with_feedback(graded, name, expected)
+
+
+def _self_check_in_process(nb) -> dict[str, tuple[bool, str]]:
+    """학생 노트북을 이 프로세스의 IPython 셸에서 실행하고, 코드 문제마다 자기 점검(``grader.check``)의 (통과, 글)."""
+    import tempfile
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from attn_course.practice.selfcheck import SelfCheck
+    from attn_harness.harness import run_notebook
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{NAME}.ipynb"
+        nbformat.write(nb, path)
+        InteractiveShell.clear_instance()
+        namespace, _ = run_notebook(str(path), {})
+        InteractiveShell.clear_instance()
+    grader = SelfCheck(NAME)
+    code = [q for q in grader.questions.values() if any(p.kind == "check" for p in q.parts)]
+    return {q.name: (lambda r: (r.passed, r.text))(grader.check(q.name, namespace)) for q in code}
+
+
+def test_self_check_and_make_grade_agree_on_the_honest_baselines(graded, assignment_dist):
+    """자기 점검(참조 없이, 공개 명세의 공개 경우로)과 make grade 가 마스터(모두 통과, 만점), 빈 답(모두 실패, 0점),
+    알려진 틀린 풀이마다(둘 다 같은 한국어 힌트) 같은 판정을 냅니다."""
+    rows, feedback = graded
+    hints = dict(MISTAKES)
+    cases = {"master": solved(assignment_dist), "untouched": student(assignment_dist)}
+    for name, (changes, _) in WRONG.items():
+        nb = solved(assignment_dist)
+        for prefix, source in changes.items():
+            define(nb, prefix, source)
+        cases[name] = nb
+    for name, nb in cases.items():
+        checked = _self_check_in_process(nb)
+        assert len(checked) == 12, sorted(checked)
+        text = (feedback / f"{name}.txt").read_text(encoding="utf-8")
+        for q, (passed, report) in checked.items():
+            full = float(rows[name][q]) == float(rows["master"][q])
+            assert passed == full, f"{name}/{q}: 자기 점검 {passed}, 채점 {rows[name][q]}점\n{report}"
+            if name.startswith("wrong_"):
+                block = text.split(f"\n{q}: ", 1)[1].split("\n\nq", 1)[0]
+                said = {k for k, h in hints.items() if h in report}
+                graded_said = {k for k, h in hints.items() if h in block}
+                assert said and said <= graded_said, f"{name}/{q}: 자기 점검 {said}, 채점 {graded_said}"
+            if name == "untouched":
+                assert not passed and float(rows[name][q]) == 0.0
 
 
 def test_calling_the_library_or_torch_gets_zero_as_the_header_says(graded):
@@ -428,14 +361,15 @@ def test_student_version_has_no_solution_lines(assignment_dist):
 
 
 def test_answers_and_hints_are_only_in_the_instructor_bundle(assignment_dist):
-    """값·선택지 힌트는 채점 묶음(강사 전용)에만: 학생판, 공개 명세, attn_lib 소스에 없습니다."""
+    """값·선택지 힌트는 채점 묶음(강사 전용)에만: 학생판, 공개 명세, 학생이 설치하는 attn_lib·attn_course 에 없습니다."""
     hints = [h for _, p in _answer_parts(assignment_dist) for h in
              ([t for _, t in p["hints"]] if p["kind"] == "value" else list(p["hints"].values())) + [p.get("default", "")] if h]
     assert len(hints) >= 40
-    library = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "attn_lib").rglob("*") if p.suffix in (".py", ".json"))
+    library = "\n".join(p.read_text(encoding="utf-8") for pkg in ("attn_lib", "attn_course")
+                        for p in (ROOT / pkg).rglob("*") if p.suffix in (".py", ".json"))
     text = _student_text(assignment_dist)
     assert not [h for h in hints if h in text], "학생판에 힌트가 있습니다"
-    assert not [h for h in hints if len(h) >= 20 and h in library], "attn_lib 에 힌트가 있습니다"
+    assert not [h for h in hints if len(h) >= 20 and h in library], "학생이 설치하는 패키지에 힌트가 있습니다"
     public = json.loads((ROOT / "attn_course" / "practice" / "public_spec.json").read_text(encoding="utf-8"))[NAME]
     assert not re.search(r'"(expected|hints|default|seed_key)"', json.dumps(public))
 

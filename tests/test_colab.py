@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -76,7 +77,7 @@ def _write_wheel(folder: Path, name: str, version: str, requires: list[str]) -> 
 
 @pytest.fixture(scope="module")
 def colab_like_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(Colab 의 판을 dist-info 로만 담은 빈 venv 의 파이썬, attn_lib 과 koreanize-matplotlib 의 wheel 폴더)."""
+    """(Colab 의 판을 dist-info 로만 담은 빈 venv 의 파이썬, attn_lib·attn_course·koreanize-matplotlib 의 wheel 폴더)."""
     base = tmp_path_factory.mktemp("colab")
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -90,8 +91,12 @@ def colab_like_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
         (info / "INSTALLER").write_text("colab\n", encoding="utf-8")
     wheels = base / "wheels"
     wheels.mkdir()
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-                    str(ROOT)], check=True, env=_clean_pip_env(), capture_output=True)
+    for package in ("attn_lib", "attn_course"):  # Colab 셀이 설치하는 둘 (저장소의 하위 폴더에서)
+        # 저장소 안에서 빌드하면 setuptools 가 패키지 폴더에 build/ 를 남기므로, 사본에서 빌드합니다
+        src = base / "src" / package
+        shutil.copytree(ROOT / package, src, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
+                        str(src)], check=True, env=_clean_pip_env(), capture_output=True)
     korean = metadata.distribution("koreanize-matplotlib")
     _write_wheel(wheels, "koreanize-matplotlib", korean.version, korean.requires or [])
     return python, wheels
@@ -107,12 +112,12 @@ def _dry_run(python: Path, wheels: Path, *targets: str, report: Path) -> subproc
 def test_installing_attn_lib_on_colab_changes_none_of_colab_s_packages(colab_like_env: tuple[Path, Path],
                                                                       tmp_path: Path) -> None:
     python, wheels = colab_like_env
-    wheel = next(wheels.glob("attn_lib-*.whl"))
-    out = _dry_run(python, wheels, str(wheel), report=tmp_path / "report.json")
+    wheel = [str(next(wheels.glob(f"{p}-*.whl"))) for p in ("attn_lib", "attn_course")]
+    out = _dry_run(python, wheels, *wheel, report=tmp_path / "report.json")
     assert out.returncode == 0, f"Colab 의 판 위에 attn_lib 을 설치할 수 없습니다:\n{out.stdout}\n{out.stderr}"
     installed = {canonicalize_name(item["metadata"]["name"]): item["metadata"]["version"]
                  for item in json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["install"]}
-    assert set(installed) == {"attn-lib", "koreanize-matplotlib"}, (
+    assert set(installed) == {"attn-lib", "attn-course", "koreanize-matplotlib"}, (
         f"Colab 에 이미 있는 패키지를 바꾸려 합니다: {sorted(set(installed) & set(map(canonicalize_name, COLAB)))}")
 
 
@@ -124,7 +129,9 @@ def test_the_colab_harness_catches_an_upgrade(colab_like_env: tuple[Path, Path],
 
 
 def test_every_attn_lib_dependency_accepts_colab_s_version() -> None:
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    deps = [d for pkg in ("attn_lib", "attn_course") for d in
+            tomllib.loads((ROOT / pkg / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+            if not d.startswith("attn_lib")]
     for dep in map(Requirement, deps):
         version = COLAB.get(canonicalize_name(dep.name))
         if version is not None:
@@ -138,14 +145,16 @@ PROBE = textwrap.dedent("""
         import ipywidgets, IPython, traitlets
         import torch
         from IPython.core.formatters import DisplayFormatter
+        import attn_course
         from attn_course import AttentionExplorer, head_tabs
+        attn_course.setup()  # 장의 첫 셀처럼
         weights = torch.softmax(torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
         tabs = head_tabs(weights, list("abcd"), list("abcd"))
         explorer = AttentionExplorer("나는 어제 책을 읽었다", num_heads=2, d_k=8)
         data, _ = DisplayFormatter().format(explorer)
         tooltip = "tooltip" if ipywidgets.__version__.startswith("8") else "description_tooltip"
         state = explorer.set(num_heads=4, mask="causal")
-    ours = [f"{w.filename}:{w.lineno}: {w.message}" for w in caught if "attn_lib" in w.filename]
+    ours = [f"{w.filename}:{w.lineno}: {w.message}" for w in caught if "attn_lib" in w.filename or "attn_course" in w.filename]
     print(json.dumps({
         "versions": [ipywidgets.__version__, IPython.__version__, traitlets.__version__],
         "tab_class": type(tabs).__mro__[1].__name__,

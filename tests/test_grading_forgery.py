@@ -65,7 +65,7 @@ class LyingTensor(torch.Tensor):
             return True
         return super().__torch_function__(func, types, args, kwargs or {})
 
-ans = AlwaysEqual(0.0)
+ans = AlwaysEqual(-3.0)  # 참값(-3.0)도 어느 답과도 같지 않음: 자기 답이 버는 만큼은 0점
 q1_1_same_orders = ans; q1_1_output = ans; q1_3_breaks = Liar(); q2_1_params = ans; q2_1_params_16 = Liar()
 q2_2_shape = Liar(); q3_3_pad_rows = Liar(); q3_3_dead_rows = ans; q4_1_c = ans; q4_1_scale_16 = Liar()
 q4_3_norms = Liar(); q6_1_output_shape = Liar(); q6_1_weights_shape = ans; q6_3_blocked = Liar(); q6_3_leak = ans
@@ -121,17 +121,19 @@ GRADED = {"query_for_shares": [], "split_heads_seq": [], "merge_heads_seq": [], 
 
 CAPTURE = f"""import gc, importlib, inspect, pkgutil, sys, types, pathlib
 modules, functions, captured = [], {{}}, []
-for top in ("attn_lib", "attn_course", "attn_harness", "attn_grader", "attn_site", "otter"):
+for top in ("attn_lib", "attn_course", "attn_harness", "attn_grader", "attn_site"):
     try:
         pkg = importlib.import_module(top)
     except Exception:
         continue
     modules.append(top)
     for info in pkgutil.walk_packages(getattr(pkg, "__path__", []), top + "."):
+        if info.name.endswith("__main__"):  # 명령 진입점 (부르면 하네스를 다시 띄움)
+            continue
         try:
             importlib.import_module(info.name)
             modules.append(info.name)
-        except Exception:
+        except BaseException:
             pass
 try:  # 채점기가 참조를 넘기는 길을 가로챔 (샌드박스에서는 채점기가 돌지 않음)
     import attn_course.practice.engine as engine
@@ -143,7 +145,7 @@ try:  # 채점기가 참조를 넘기는 길을 가로챔 (샌드박스에서는
 except Exception:
     pass
 for obj in gc.get_objects():  # 살아 있는 모든 함수 (모듈 함수, 클로저, 메서드)
-    if isinstance(obj, types.FunctionType) and str(getattr(obj, "__module__", "")).startswith(("attn_", "otter")):
+    if isinstance(obj, types.FunctionType) and str(getattr(obj, "__module__", "")).startswith("attn_"):
         functions.setdefault(obj.__name__, obj)
         for cell in obj.__closure__ or ():
             try:
@@ -157,7 +159,7 @@ for name in list(modules):  # 디스크의 소스를 다시 실행해 안쪽 함
         scratch = {{"__name__": "scratch"}}
         try:
             exec(compile(pathlib.Path(path).read_text(), path, "exec"), scratch)
-        except Exception:
+        except BaseException:
             pass
         for key, value in scratch.items():
             if isinstance(value, types.FunctionType):
@@ -254,8 +256,9 @@ print("found", found)
 def forged(assignment_dist: Path, tmp_path_factory):
     require_sandbox()
     subs = tmp_path_factory.mktemp("forgers")
-    for name, cell in ATTACKS.items():
-        nbformat.write(with_cell(student(assignment_dist), cell), subs / f"{name}.ipynb")
+    for name, cell in ATTACKS.items():  # 공격 셀은 답 셀들 **뒤에** (답 셀이 공격을 덮어쓰지 않게)
+        blank = student(assignment_dist)
+        nbformat.write(with_cell(blank, cell, position=len(blank.cells)), subs / f"{name}.ipynb")
     # 맞는 풀이에 비교 함수를 바꾸는 셀: 자기 답이 버는 만큼(만점)
     nbformat.write(with_cell(solved(assignment_dist), PATCH_COMPARISONS), subs / "right_but_patched.ipynb")
     out = tmp_path_factory.mktemp("forged") / "grades.csv"
@@ -361,13 +364,111 @@ for root, dirs, files in os.walk("/"):
     assert len(paths) > 1000 and "/job/in/list.py" in paths
     assert not [p for p in paths if p.endswith(("grading.json", "autograder.zip", ".secret", "grades.csv"))
                 or ("/assignments/" in p and p.endswith(".ipynb"))]
+    import attn_course
+    import attn_harness
     import attn_lib
 
-    library = Path(attn_lib.__file__).resolve().parent
-    readable = [Path(p) for p in paths if p.startswith(str(library)) and p.endswith((".py", ".json", ".txt", ".ipynb"))]
+    libraries = [str(Path(m.__file__).resolve().parent) for m in (attn_lib, attn_course, attn_harness)]
+    readable = [Path(p) for p in paths if p.startswith(tuple(libraries)) and p.endswith((".py", ".json", ".txt", ".ipynb"))]
+    assert not [p for p in paths if "/attn_grader/" in p and p.endswith(".py")], "판정 쪽 코드가 샌드박스에 보입니다"
     assert sorted(p for p in paths if p.startswith("/job/")) == ["/job/in/list.py"]
     text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in readable)
     found = [s for s in secrets_ if s in text]
     assert len(secrets_) >= 40 and not found, found[:3]
     site = subprocess.run(["grep", "-rlF", bundle["seed_key"], sys.prefix], capture_output=True, text=True)
     assert site.stdout == "", site.stdout
+
+
+# ---- 샌드박스에 붙는 것: 런타임 셋(attn_lib, attn_course, attn_harness)만, 판정 쪽은 없음 ---------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+#: 판정 쪽에서 답을 계산하거나 틀린 답을 흉내 내는 모듈 (참조가 있는 곳)
+JUDGE_MODULES = ("references.py", "checkers.py", "checkers_models.py", "checkers_long.py", "known_mistakes.py")
+
+
+def _functions(source: str) -> dict[str, str]:
+    """모듈 안의 모든 함수(안쪽 함수 포함) -> 독스트링을 뺀 정규화된 소스."""
+    import ast
+
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and not isinstance(node, ast.Lambda):
+            body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
+                getattr(node.body[0], "value", None), ast.Constant) else node.body
+            if body:
+                found[f"{node.name}:{node.lineno}"] = "\n".join(ast.unparse(stmt) for stmt in body)
+    return found
+
+
+def _reference_lines() -> set[str]:
+    """참조가 있는 모듈의 함수 본문에서 나온 독특한 줄 (45자 이상)."""
+    lines = set()
+    for name in JUDGE_MODULES:
+        for body in _functions((ROOT / "attn_grader" / name).read_text(encoding="utf-8")).values():
+            lines |= {line.strip() for line in body.splitlines() if len(line.strip()) >= 45}
+    return lines
+
+
+def test_no_file_bound_into_the_sandbox_holds_a_reference_s_source():
+    """샌드박스에 붙는 파일을 모두 나열하고(``sandbox.bound_files``), 판정 쪽 함수와 같은 함수나 참조의 줄이 없는지 봅니다.
+    공개 명세(공개 경우의 기대 출력)와 판정 쪽 폴더는 붙인 곳 안에 있어도 가려집니다."""
+    sandbox = load_script("sandbox")
+    bound = sandbox.bound_files()
+    ours = [p for p in bound if any(part in ("attn_lib", "attn_course", "attn_harness") for part in p.parts)
+            and p.suffix == ".py"]
+    assert ours and not [p for p in bound if "attn_grader" in p.parts and p.suffix == ".py"], "판정 쪽 코드가 붙습니다"
+    assert not [p for p in bound if p.name == "public_spec.json"], "공개 명세가 샌드박스에 보입니다"
+    judge = {body for name in JUDGE_MODULES
+             for body in _functions((ROOT / "attn_grader" / name).read_text(encoding="utf-8")).values() if body.count("\n") >= 2}
+    assert len(judge) >= 40
+    control = _functions((ROOT / "attn_grader" / "references.py").read_text(encoding="utf-8")).values()
+    assert any(body in judge for body in control), "같은 함수를 알아보는지 (대조)"
+    clones = [str(p) for p in ours for body in _functions(p.read_text(encoding="utf-8")).values() if body in judge]
+    assert not clones, f"판정 쪽 함수와 같은 함수가 샌드박스에 있습니다: {clones}"
+    lines = _reference_lines()
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in ours)
+    leaked = sorted(line for line in lines if line in text)
+    assert len(lines) >= 100 and not leaked, leaked[:5]
+    # venv 의 파이썬 파일 전체 (제3자 패키지; 편집 가능 설치라면 판정 쪽 폴더는 venv 밖)
+    patterns = ROOT / "_build" / "reference-lines.txt"
+    patterns.parent.mkdir(exist_ok=True)
+    patterns.write_text("\n".join(sorted(lines)) + "\n", encoding="utf-8")
+    roots = [str(p) for p in sandbox._runtime_paths() if p.is_dir() and p.name not in ("attn_lib", "attn_course", "attn_harness")]
+    hidden = [str(h) for h in sandbox.hidden_paths()]
+    grep = subprocess.run(["grep", "-rlF", "--include=*.py", "-f", str(patterns), *roots], capture_output=True, text=True)
+    hits = [h for h in grep.stdout.splitlines() if not any(h.startswith(x) for x in hidden)]
+    assert not hits, hits[:5]
+
+
+def test_inside_the_sandbox_the_judge_side_cannot_be_imported(tmp_path):
+    require_sandbox()
+    sandbox = load_script("sandbox")
+    probe = tmp_path / "in" / "probe.py"
+    probe.parent.mkdir()
+    probe.parent.chmod(0o755)
+    probe.write_text("""import importlib, json, os, sys
+out = open(int(sys.argv[1]), "w")
+result = {}
+for name in ("attn_lib", "attn_course", "attn_course.practice", "attn_harness", "attn_grader", "attn_grader.checkers"):
+    try:
+        importlib.import_module(name)
+        result[name] = "ok"
+    except Exception as exc:
+        result[name] = type(exc).__name__
+import attn_course.practice.spec as spec
+try:
+    spec.load_public_spec("attention_hw")
+    result["public_spec"] = "ok"
+except Exception as exc:
+    result["public_spec"] = type(exc).__name__
+out.write(json.dumps(result))
+""", encoding="utf-8")
+    probe.chmod(0o644)
+    listing = tmp_path / "result.json"
+    with grading_lock():
+        outcome = sandbox.run(0, tmp_path, [sys.executable, "/job/in/probe.py", "{fd}"], 120, tmp_path / "log.txt", listing)
+    assert outcome.returncode == 0, (tmp_path / "log.txt").read_text()
+    result = json.loads(listing.read_text())
+    assert result["attn_lib"] == result["attn_course"] == result["attn_course.practice"] == result["attn_harness"] == "ok"
+    assert result["attn_grader"] == result["attn_grader.checkers"] == "ModuleNotFoundError", result
+    assert result["public_spec"] != "ok", "공개 명세(공개 경우의 기대 출력)를 샌드박스 안에서 읽을 수 있습니다"

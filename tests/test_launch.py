@@ -220,8 +220,10 @@ def test_colab_cell_installs_attn_lib_from_the_repository_when_missing(docname: 
     assert call["api"] == "subprocess.run" and "check" in call["kwargs"], call
     assert argv[:4] == [result["python"], "-m", "pip", "install"], f"같은 파이썬의 pip 이어야 합니다: {argv}"
     targets = [a for a in argv[4:] if not a.startswith("-")]
-    assert targets == [f"attn_lib @ git+{REPO_URL}"], (
-        f"{docname}: _config.yml 의 repository.url ({REPO_URL}) 에서 attn_lib 만 설치해야 합니다: {argv}")
+    assert targets == [f"attn_lib @ git+{REPO_URL}#subdirectory=attn_lib",
+                       f"attn_course @ git+{REPO_URL}#subdirectory=attn_course"], (
+        f"{docname}: _config.yml 의 repository.url ({REPO_URL})의 하위 폴더에서 attn_lib 과 attn_course 만 설치해야 "
+        f"합니다 (채점기는 설치하지 않음): {argv}")
 
 
 def test_setup_cell_leaves_the_book_s_own_attn_lib_alone(tmp_path: Path) -> None:
@@ -260,14 +262,17 @@ def test_setup_cell_reinstalls_when_the_environment_s_attn_lib_is_stale(tmp_path
     argv = result["calls"][0]["args"][0]
     assert argv[:4] == [result["python"], "-m", "pip", "install"] and "--no-deps" in argv, argv
     targets = [a for a in argv[4:] if not a.startswith("-")]
-    assert len(targets) == 1 and (content / "chapters" / targets[0]).resolve() == content.resolve(), argv
+    assert len(targets) == 1 and (content / "chapters" / targets[0]).resolve() == (content / "attn_lib").resolve(), argv
     assert "책의 attn_lib 와 달라" in out.stdout and "make binder" in out.stdout
 
 
-def test_attn_lib_brings_the_korean_font_package() -> None:
-    """Colab 셀은 attn_lib 만 설치합니다: 한국어 글꼴(koreanize-matplotlib)은 그 의존성으로 따라옵니다."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+def test_attn_course_brings_the_korean_font_package_and_attn_lib_only_torch() -> None:
+    """Colab 셀은 attn_lib 과 attn_course 만 설치합니다: 한국어 글꼴(koreanize-matplotlib)은 attn_course 의 의존성으로
+    따라오고, attn_lib 은 torch 말고 아무것도 끌어오지 않습니다."""
+    deps = tomllib.loads((ROOT / "attn_course" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     assert "koreanize-matplotlib" in {canonicalize_name(Requirement(d).name) for d in deps}
+    core = tomllib.loads((ROOT / "attn_lib" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    assert {canonicalize_name(Requirement(d).name) for d in core} == {"torch"}
 
 
 # ---------------------------------------------------------------------------------------
@@ -296,9 +301,11 @@ def test_binder_leaves_out_build_and_test_tools() -> None:
 
 
 def test_binder_requirements_cover_attn_lib_and_the_launch_tools() -> None:
-    """postBuild 는 attn_lib 를 --no-deps 로 설치하므로 그 의존성이 모두 Binder 잠금에 있어야 합니다."""
+    """postBuild 는 attn_lib, attn_course 를 --no-deps 로 설치하므로 그 의존성이 모두 Binder 잠금에 있어야 합니다."""
     reqs = read_lock(BINDER / "requirements.txt")
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    deps = [d for pkg in ("attn_lib", "attn_course") for d in
+            tomllib.loads((ROOT / pkg / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+            if not d.startswith("attn_lib")]
     for dep in map(Requirement, deps):
         key = canonicalize_name(dep.name)
         if key == "torch":
@@ -310,7 +317,7 @@ def test_binder_requirements_cover_attn_lib_and_the_launch_tools() -> None:
 
 
 def test_student_assignment_runs_without_otter() -> None:
-    """학생판의 자기 점검은 attn_lib.exercises 로 하므로 Binder 에 otter-grader 가 없어도 됩니다."""
+    """학생판의 자기 점검은 attn_course.practice 로 하므로 Binder 에 otter-grader 가 없어도 됩니다."""
     master = json.loads((ROOT / "assignments" / "attention_hw.ipynb").read_text(encoding="utf-8"))
     code = "\n".join("".join(c["source"]) for c in master["cells"] if c["cell_type"] == "code")
     assert "korean_grader(" in code, "과제의 자기 점검이 korean_grader 를 쓰지 않습니다"
@@ -361,7 +368,7 @@ def test_binder_postbuild_installs_attn_lib_and_rebuilds_the_font_cache(tmp_path
     if on_env_branch:
         assert attn[0][-2:] == ["-r", "binder/attn_lib.txt"], f"고정한 attn_lib 판을 설치하지 않습니다: {attn}"
     else:
-        assert attn[0][-2:] == ["-e", "."], f"attn_lib(.)를 설치하지 않습니다: {attn}"
+        assert attn[0][-4:] == ["-e", "./attn_lib", "-e", "./attn_course"], f"두 패키지 폴더를 설치하지 않습니다: {attn}"
     assert not (cache / "stale-marker").exists(), "matplotlib 글꼴 캐시를 지우지 않았습니다"
     fontlists = list(cache.glob("fontlist-*.json"))
     assert fontlists, "postBuild 가 글꼴 캐시를 다시 만들지 않았습니다"
@@ -457,7 +464,8 @@ def test_make_binder_keeps_the_environment_branch_in_sync(course_repo: Path) -> 
     files = env_branch_files(course_repo)
     binder_files = {p.relative_to(ROOT).as_posix() for p in BINDER.iterdir() if p.is_file()}
     assert set(files) == binder_files | {"binder/attn_lib.txt", "README.md"}, sorted(files)
-    assert files["binder/attn_lib.txt"] == f"attn_lib @ git+{REPO_URL}@{first_lib}"
+    assert files["binder/attn_lib.txt"] == (f"attn_lib @ git+{REPO_URL}@{first_lib}#subdirectory=attn_lib\n"
+                                            f"attn_course @ git+{REPO_URL}@{first_lib}#subdirectory=attn_course")
     assert files["binder/postBuild"] == (BINDER / "postBuild").read_text(encoding="utf-8").rstrip("\n")
     mode = _git(course_repo, "ls-tree", ENV_BRANCH, "binder/postBuild").split()[0]
     assert mode == "100755", "환경 브랜치의 postBuild 에 실행 권한이 없습니다"
@@ -480,7 +488,7 @@ def test_make_binder_keeps_the_environment_branch_in_sync(course_repo: Path) -> 
     second_lib = _git(course_repo, "rev-parse", "HEAD")
     new_commit, made = binder_env.sync(course_repo)
     assert made and new_commit != commit and _git(course_repo, "rev-parse", f"{new_commit}^") == commit
-    assert env_branch_files(course_repo)["binder/attn_lib.txt"] == f"attn_lib @ git+{REPO_URL}@{second_lib}"
+    assert env_branch_files(course_repo)["binder/attn_lib.txt"].startswith(f"attn_lib @ git+{REPO_URL}@{second_lib}#")
     assert _git(course_repo, "status", "--porcelain") == "", "작업 트리를 건드리면 안 됩니다"
 
 

@@ -131,10 +131,12 @@ def test_binder_lock_has_nothing_that_needs_torch() -> None:
     assert not needs, f"Binder 잠금에 torch 를 요구하는 패키지가 있습니다 (CUDA torch 가 설치됨): {needs}"
 
 
-def test_attn_lib_dependencies_are_listed_in_both_in_files() -> None:
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+def test_course_dependencies_are_listed_in_both_in_files() -> None:
+    """장이 import하는 두 패키지(attn_lib, attn_course)의 의존성이 두 .in 파일에 같은 범위로 (torch 와 서로는 빼고)."""
+    deps = [d for pkg in ("attn_lib", "attn_course") for d in
+            tomllib.loads((ROOT / pkg / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]]
     wanted = {canonicalize_name(Requirement(d).name): str(Requirement(d).specifier) for d in deps if
-              canonicalize_name(Requirement(d).name) != "torch"}
+              canonicalize_name(Requirement(d).name) not in ("torch", "attn-lib")}
     for source in (TOP_IN, BINDER_IN):
         listed = {canonicalize_name(r.name): str(r.specifier) for r in read_in(source)}
         missing = {k: v for k, v in wanted.items() if listed.get(k) != v}

@@ -288,6 +288,6 @@ def test_pyproject_requires_a_torch_with_enable_gqa():
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "attn_lib" / "pyproject.toml").read_text(encoding="utf-8")
     (spec,) = re.findall(r'"torch>=([0-9.]+)"', text)
     assert tuple(int(p) for p in spec.split(".")[:2]) >= (2, 5)

@@ -1,8 +1,8 @@
 """그림: 어텐션 경로마다 길이 ``L``에 대한 메모리와 시간 (로그-로그 눈금, 선마다 기울기 이름표).
 
-7장의 ``attn_lib.experiments.attention_cost``가 만든 표(행 = 경로 x 길이) 하나를 받아 그립니다. 선은 표에 있는
+7장의 ``attn_course.experiments.attention_cost``가 만든 표(행 = 경로 x 길이) 하나를 받아 그립니다. 선은 표에 있는
 경로마다 하나이므로, 실험 쪽에 경로가 하나 늘면(예: 블록 단위로 직접 계산하는 경로) 같은 그림에 선이 하나 늡니다.
-기울기는 로그-로그 눈금에서 최소제곱 직선의 기울기입니다 (``attn_lib.experiments.loglog_slope``와 같은 계산):
+기울기는 로그-로그 눈금에서 최소제곱 직선의 기울기입니다 (``attn_course.experiments.loglog_slope``와 같은 계산):
 1이면 ``L``을 두 배로 할 때 두 배, 2이면 네 배.
 """
 

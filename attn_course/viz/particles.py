@@ -160,7 +160,7 @@ def final_sound(text: object) -> str:
             return _word_final(_LETTER[letters[-1].lower()])
     raise ValueError(
         f"{original!r}의 마지막 소리를 정하지 못했습니다. 받침과 상관없는 조사(에서, 까지, 입니다)로 문장을 바꾸거나 "
-        "attn_lib.viz.particles.READINGS에 읽는 법을 더하세요."
+        "attn_course.viz.particles.READINGS에 읽는 법을 더하세요."
     )
 
 
