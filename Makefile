@@ -62,7 +62,7 @@ EXEC_STAMP := $(BUILD_DIR)/.stamp-chapter-packages
 # 장의 실행 결과를 바꿀 수 있는 패키지 (tests/test_exec_stamp.py 가 `make print-watched` 로 확인)
 CHAPTER_PACKAGES := attn_lib attn_course
 LIB_FILES := $(shell find $(CHAPTER_PACKAGES) -type f -not -path '*/__pycache__/*' -not -name '*.pyc' \
-  -not -path '*.egg-info/*' -not -path '*/build/*' | sort)
+  -not -path '*.egg-info/*' -not -path '*/build/*' -not -name public_spec.json | sort)
 GRADER_FILES := $(shell find attn_harness attn_grader -type f -name '*.py' -not -path '*/build/*' | sort)
 NODE_STAMP := $(NODE_MODULES)/.stamp-node
 ASSETS_STAMP := $(VENDOR)/.stamp-assets

@@ -230,9 +230,27 @@ def _enc(value):
     return encode(value)
 
 
+def same_spec(a, b, tol: float = 1e-6) -> bool:
+    """두 공개 명세가 같은지: 구조와 글자는 그대로, 실수는 ``tol`` 안에서.
+
+    공개 경우의 기대 출력은 마스터가 float32로 계산한 값이라 CPU(SIMD 경로)에 따라 마지막 자리가 다를 수 있습니다.
+    그런 차이로 패키지 데이터를 다시 쓰지 않도록(저장소 파일이 바뀌고 장의 캐시가 지워지지 않도록) 비교합니다.
+    자기 점검의 허용 오차(1e-5)보다 작게 봅니다.
+    """
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_spec(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_spec(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+    return a == b
+
+
 def _public_spec_differs(name: str, public: dict) -> bool:
     try:
-        return json.loads(PUBLIC_SPEC.read_text(encoding="utf-8")).get(name) != public
+        return not same_spec(json.loads(PUBLIC_SPEC.read_text(encoding="utf-8")).get(name), json.loads(json.dumps(public)))
     except (OSError, ValueError):
         return True
 
@@ -240,8 +258,11 @@ def _public_spec_differs(name: str, public: dict) -> bool:
 def update_package_data(built: dict[str, dict], target: Path = PUBLIC_SPEC) -> bool:
     """연습판의 공개 명세를 패키지 데이터에 씁니다. 내용이 같으면 건드리지 않고 False."""
     text = json.dumps(built, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    if target.exists() and target.read_text(encoding="utf-8") == text:
-        return False
+    try:
+        if target.exists() and same_spec(json.loads(target.read_text(encoding="utf-8")), json.loads(text)):
+            return False  # 실수의 마지막 자리만 다르면 (다른 CPU) 그대로 둠
+    except ValueError:
+        pass
     target.write_text(text, encoding="utf-8")
     print(f"공개 명세 -> {target.relative_to(ROOT)}")
     return True

@@ -89,7 +89,7 @@ def hidden_paths() -> list[Path]:
         hidden.append(judge)
     course = _package_dir("attn_course")
     if course is not None:
-        hidden += sorted((course / "practice").glob("*spec*.json"))
+        hidden += sorted(p for p in course.rglob("*.json") if p.name == "public_spec.json" or p.name.endswith(".spec.json"))
     bound = _runtime_paths()
     return [h for h in hidden if any(h == b or b in h.parents for b in bound)]
 

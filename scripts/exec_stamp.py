@@ -18,9 +18,11 @@ import shutil
 import sys
 from pathlib import Path
 
-#: 해시에 넣지 않는 것: 바이트코드, 설치 메타데이터, wheel 빌드의 사본
+#: 해시에 넣지 않는 것: 바이트코드, 설치 메타데이터, wheel 빌드의 사본, 과제의 공개 명세(장은 읽지 않음: 강사용
+#: 안내 페이지는 Sphinx 가 파일 의존성으로 따로 다시 읽음)
 SKIP_PARTS = ("__pycache__", "build")
 SKIP_SUFFIXES = (".pyc",)
+SKIP_NAMES = ("public_spec.json",)
 
 
 def watched_files(folders: list[Path]) -> list[Path]:
@@ -33,7 +35,8 @@ def watched_files(folders: list[Path]) -> list[Path]:
     for folder in folders:
         for path in folder.rglob("*"):
             parts = path.relative_to(folder).parts
-            if (path.is_file() and not path.name.endswith(SKIP_SUFFIXES) and not any(p in SKIP_PARTS for p in parts)
+            if (path.is_file() and not path.name.endswith(SKIP_SUFFIXES) and path.name not in SKIP_NAMES
+                    and not any(p in SKIP_PARTS for p in parts)
                     and not any(p.endswith(".egg-info") for p in parts)):
                 files.append(path)
     return sorted(files)

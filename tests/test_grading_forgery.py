@@ -172,6 +172,8 @@ for answer, references in {GRADED!r}.items():
             taken.append(candidate)
             break
 q1_3_breaks = f"capture-ran modules={{len(modules)}} functions={{len(functions)}} taken={{taken}} grader={{'attn_grader' in modules}}"
+# 정수 문제에 글자를 넣으면 피드백이 그 값을 (60자까지) 그대로 보여 줍니다: 이 셀이 끝까지 돌았다는 증거
+q7_1_bytes = f"capture-ran m={{len(modules)}} f={{len(functions)}} t={{len(taken)}} g={{'attn_grader' in modules}}"
 """
 
 ATTACKS = {
@@ -274,8 +276,10 @@ def test_the_capture_attack_ran_and_found_no_graded_reference(forged):
     """capture 공격이 실제로 돌았고(피드백에 그 셀의 값), 채점 쪽 패키지는 샌드박스에서 import되지 않았습니다.
     함수를 가져간 이름은 공개된 핵심·강좌의 것뿐이라(참조가 아님) 위의 검사대로 0점입니다."""
     text = (FEEDBACK["dir"] / "capture.txt").read_text(encoding="utf-8")
-    assert "capture-ran modules=" in text, text[:2000]
-    assert "grader=False" in text
+    block = text.split("\nq7_1: ", 1)[1].split("\n\nq", 1)[0]
+    assert "capture-ran m=" in block and "g=False" in block, block
+    modules = int(block.split("capture-ran m=", 1)[1].split()[0])
+    assert modules >= 40, f"닿는 모듈을 거의 import하지 못했습니다 ({modules}개): 공격이 헛돌았습니다"
     assert float(forged["capture"]["total"]) == 0.0
 
 
