@@ -93,8 +93,10 @@ def _points_note(nb, questions: list[Question]) -> None:
 
 def _test_cells(q: Question, bundle_q: dict, seeds: dict[int, list[int]]) -> list:
     """Gradescope zip에 들어갈 otter 테스트 셀: 0점 공개 점검 하나와 채점 단위마다 숨은 테스트 하나."""
+    # make grade 와 같이: 공개 시드의 실행은 숨은 실행이 있으면 점수가 없습니다 (위의 0점 공개 점검이 보여 줌)
     units = [(i, None, False) for i, p in enumerate(q.parts) if p.kind != "check"]
-    units += [(i, s, r > 0) for i, p in enumerate(q.parts) if p.kind == "check" for r, s in enumerate(seeds[i])]
+    units += [(i, s, r > 0) for i, p in enumerate(q.parts) if p.kind == "check" for r, s in enumerate(seeds[i])
+              if r > 0 or len(seeds[i]) == 1]
     each = q.points / len(units)
     cells = [nbformat.v4.new_code_cell(
         '""" # BEGIN TEST CONFIG\npoints: 0\n""" # END TEST CONFIG\n'

@@ -37,7 +37,7 @@ from pathlib import Path
 import torch
 
 from . import sandbox
-from .judge import QuestionGrade, judge_question, question_from_bundle, run_seeds
+from .judge import QuestionGrade, judge_questions, question_from_bundle, run_seeds
 from .session import Session, start_harness
 
 MAX_NOTEBOOK = 20 * 2**20  # 제출 노트북을 이보다 크면 실행하지 않음
@@ -101,11 +101,13 @@ class Grader:
                                     launch=lambda argv, fds, out: sandbox.spawn(slot, job, argv, self.timeout, fds, out))
         else:
             session = start_harness(job / "in" / "submission.ipynb", self.timeout, log, cwd=job)
-        executed = session.wait_executed()
-        grades = [judge_question(q, session, seeds[q.name]) for q in self.questions]
-        timed_out, dead = session.timed_out, session.dead
-        returncode = session.close()
-        leftover = sandbox.finish(slot) if self.use_sandbox else 0
+        try:
+            executed = session.wait_executed()
+            grades = judge_questions(self.questions, session, seeds)
+            timed_out, dead = session.timed_out, session.dead
+        finally:  # 채점 프로세스의 오류로 끝나도 하네스와 그 uid의 프로세스는 남기지 않음
+            returncode = session.close(kill=session.dead)
+            leftover = sandbox.finish(slot) if self.use_sandbox else 0
         notes = []
         if leftover:
             notes.append(f"끝난 뒤 남은 프로세스 {leftover}개를 끝냈습니다")

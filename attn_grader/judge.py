@@ -7,8 +7,9 @@
 - ``check`` 부분: 채점기를 시드마다 돌리되 학생 함수 자리에 대역(``LiveStandIns``)을 넘깁니다. 대역은 불릴 때마다
   채점기가 준 인자를 ``codec.encode``로 적어 샌드박스의 하네스에 보내고, 하네스가 그 **사본**으로 학생 함수를 불러
   돌려준 값(또는 예외, 제자리에서 바꾼 인자)을 되살려 채점기에 돌려줍니다. 채점기는 정답을 자기 사본으로 계산합니다.
-- 점수: 부분(값 하나, 채점기 실행 하나)마다 똑같이 나누고, ``all_or_nothing``이면 모두 맞아야 만점, 금지한 어텐션을
-  부른 기록이 있으면 0점. 문제 점수는 항상 ``[0, 배점]`` 안입니다.
+- 점수: 값 하나, 숨은 시드의 채점기 실행 하나마다 똑같이 나눕니다. 공개 시드의 실행은 피드백에만 씁니다(그 입력과
+  기대 출력은 학생의 공개 명세에 있음). ``all_or_nothing``이면 공개 실행까지 모두 맞아야 만점, 금지한 어텐션을 부른
+  기록이 있으면 0점. 문제 점수는 항상 ``[0, 배점]`` 안입니다. 모든 문제의 공개 단계를 먼저, 숨은 단계를 나중에 돌립니다.
 
 피드백에는 숨은 경우의 입력, 정답, 채점 코드를 싣지 않습니다: 공개 시드의 실행은 학생이 노트북에서 본 보고서를,
 숨은 시드의 실행은 알아챈 실수의 힌트(``MISTAKES``)만 보여 주고, 학생의 값은 짧게 잘라 보여 줍니다.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +32,7 @@ from attn_course.practice.engine import ExerciseFailure
 from attn_course.practice.hints import MISTAKES
 from attn_course.practice.spec import Question, format_error
 
-__all__ = ["QuestionGrade", "LiveStandIns", "judge_question", "judge_part_live", "run_seeds", "question_from_bundle", "LOCK"]
+__all__ = ["QuestionGrade", "LiveStandIns", "judge_question", "judge_questions", "judge_part_live", "run_seeds", "question_from_bundle", "LOCK"]
 
 #: 채점기는 전역 난수 상태(torch.manual_seed)를 잠깐 바꾸므로, 한 프로세스에서 여러 스레드가 동시에 재생하지 않게 합니다.
 LOCK = threading.Lock()
@@ -183,8 +185,12 @@ def judge_part_live(part: dict, session: Any, seeds: list[int], *, first_hidden:
             outcomes.append((False, "샌드박스가 더 답하지 않아 이 경우를 채점하지 못했습니다 (시간 제한이나 메모리?)."))
             continue
         try:
-            with LOCK, torch.random.fork_rng(devices=[]):
-                result = checker(*stand_ins, seed=seed)
+            waited = time.monotonic()
+            with LOCK:
+                if hasattr(session, "extend"):  # 잠금을 기다린 시간은 이 제출의 마감에서 빼지 않음
+                    session.extend(time.monotonic() - waited)
+                with torch.random.fork_rng(devices=[]):
+                    result = checker(*stand_ins, seed=seed)
         except _Lost as lost:
             if lost.why == "unreadable":
                 outcomes.append((False, "학생 함수가 돌려준 값을 읽을 수 없습니다."))
@@ -238,8 +244,84 @@ def _judge_answer(part: dict, enc: Any) -> tuple[bool, str]:
     return True, ""
 
 
+#: 피드백에만 쓰고 점수에는 넣지 않는 결과 (공개 시드의 실행: 그 입력과 기대 출력은 학생의 공개 명세에 있음)
+_FEEDBACK_ONLY = "feedback-only"
+
+
+def _phase(question: Question, session: Any, seeds: dict[int, list[int]], hidden: bool
+           ) -> list[tuple[int, bool, str, bool, set[str]]]:
+    """한 단계의 결과 ``(부분 번호, 통과, 글, 점수에 넣는지, 금지 호출)`` 목록.
+
+    공개 단계: 값·선택지 부분과 ``check`` 부분의 공개 시드 실행. 숨은 단계: ``check`` 부분의 숨은 시드 실행.
+    공개 시드의 실행은 숨은 실행이 있으면 점수에 넣지 않습니다(그 입력과 기대 출력은 학생에게 공개되어 있어 그대로
+    외워 답할 수 있으므로). 숨은 실행이 없는 부분만 공개 실행이 점수가 됩니다.
+    """
+    out = []
+    for i, part in enumerate(question.parts):
+        if getattr(session, "dead", False) and not getattr(session, "executed", True):
+            if not hidden or part.kind == "check":
+                runs = (seeds[i][1:] if hidden else seeds[i][:1]) if part.kind == "check" else (None,)
+                out += [(i, False, "이 문제의 채점 결과가 없습니다 (노트북이 여기까지 실행되지 않았습니다).",
+                         not (part.kind == "check" and not hidden and len(seeds[i]) > 1), set())] * len(runs)
+            continue
+        if part.kind == "check":
+            runs = seeds[i][1:] if hidden else seeds[i][:1]
+            if not runs:
+                continue
+            outcomes, hits = judge_part_live(part.data, session, runs, first_hidden=0 if hidden else 1)
+            hits = hits if part.data.get("forbid_library") else set()
+            scored = hidden or len(seeds[i]) == 1
+            out += [(i, ok, text, scored, hits) for ok, text in outcomes]
+        elif not hidden:
+            got = session.request({"op": "value", "name": part.data["name"]})
+            ok, text = _judge_answer({"kind": part.kind, **part.data}, got)
+            out.append((i, ok, text, True, set()))
+    return out
+
+
+def _grade(question: Question, results: list[tuple[int, bool, str, bool, set[str]]]) -> QuestionGrade:
+    results = sorted(results, key=lambda r: r[0])  # 부분 순서대로 (같은 부분 안에서는 공개, 숨은 순)
+    scored = [ok for _, ok, _, counts, _ in results if counts]
+    every = [ok for _, ok, _, _, _ in results]
+    library = set().union(*(hits for *_, hits in results)) if results else set()
+    lines: list[str] = []
+    for _, ok, text, _, _ in results:  # 같은 말, 그리고 앞의 보고서에 이미 있는 힌트는 한 번만
+        hint = text.split("힌트: ", 1)[-1] if text.startswith("숨은 경우에서 틀렸습니다.") else None
+        if not ok and text and text not in lines and not (hint and any(hint in line for line in lines)):
+            lines.append(text)
+    if library:
+        lines.insert(0, f"직접 구현해야 하는 문제입니다: 실행하는 동안 {', '.join(sorted(library))}이(가) 불려 이 문제는 0점입니다.")
+        score = 0.0
+    elif question.all_or_nothing:
+        score = question.points if every and all(every) else 0.0
+        if score == 0.0 and every:
+            lines.append(f"모두 맞아야 점수를 받는 문제입니다 ({len(every)}개 가운데 {sum(every)}개 통과).")
+    else:
+        score = question.points * sum(scored) / len(scored) if scored else 0.0
+    score = min(max(float(score), 0.0), float(question.points))
+    return QuestionGrade(question.name, round(score, 4), question.points, lines)
+
+
+def judge_questions(questions: list[Question], session: Any, seeds: dict[str, dict[int, list[int]]]) -> list[QuestionGrade]:
+    """제출 하나의 모든 문제를 채점합니다: 먼저 모든 문제의 공개 단계(값, 공개 시드), 그다음 숨은 단계.
+
+    숨은 경우의 입력이 샌드박스에 들어가기 전에 공개 피드백(학생 함수의 예외 글, 값의 메아리)이 모두 정해지므로,
+    학생 코드가 숨은 입력을 모아 다른 문제의 공개 피드백으로 내보낼 수 없습니다.
+
+    Returns:
+        문제마다 ``QuestionGrade`` (점수는 ``[0, 배점]`` 안). 공개 시드의 실행은 숨은 실행이 있는 부분에서는 피드백에만
+        쓰이고 점수에 들어가지 않습니다. ``all_or_nothing`` 문제는 공개 실행까지 모두 맞아야 만점입니다.
+
+    Shape:
+        - 해당 없음
+    """
+    public = {q.name: _phase(q, session, seeds[q.name], hidden=False) for q in questions}
+    hidden = {q.name: _phase(q, session, seeds[q.name], hidden=True) for q in questions}
+    return [_grade(q, public[q.name] + hidden[q.name]) for q in questions]
+
+
 def judge_question(question: Question, session: Any, seeds: dict[int, list[int]]) -> QuestionGrade:
-    """문제 하나를 채점합니다.
+    """문제 하나를 채점합니다 (``judge_questions``의 한 문제판: 공개 단계 다음 숨은 단계).
 
     Args:
         question: 강사의 채점 묶음에서 읽은 문제 (정답과 힌트 포함).
@@ -252,37 +334,7 @@ def judge_question(question: Question, session: Any, seeds: dict[int, list[int]]
     Shape:
         - 해당 없음
     """
-    outcomes: list[tuple[bool, str]] = []
-    library: set[str] = set()
-    for i, part in enumerate(question.parts):
-        if getattr(session, "dead", False) and not getattr(session, "executed", True):
-            n = len(seeds[i]) if part.kind == "check" else 1
-            outcomes += [(False, "이 문제의 채점 결과가 없습니다 (노트북이 여기까지 실행되지 않았습니다).")] * n
-            continue
-        if part.kind == "check":
-            run_outcomes, hits = judge_part_live(part.data, session, seeds[i])
-            outcomes += run_outcomes
-            library |= hits if part.data.get("forbid_library") else set()
-        else:
-            got = session.request({"op": "value", "name": part.data["name"]})
-            outcomes.append(_judge_answer({"kind": part.kind, **part.data}, got))
-    passed = sum(ok for ok, _ in outcomes)
-    lines: list[str] = []
-    for ok, text in outcomes:  # 같은 말, 그리고 앞의 보고서에 이미 있는 힌트는 한 번만
-        hint = text.split("힌트: ", 1)[-1] if text.startswith("숨은 경우에서 틀렸습니다.") else None
-        if not ok and text and text not in lines and not (hint and any(hint in line for line in lines)):
-            lines.append(text)
-    if library:
-        lines.insert(0, f"직접 구현해야 하는 문제입니다: 실행하는 동안 {', '.join(sorted(library))}이(가) 불려 이 문제는 0점입니다.")
-        score = 0.0
-    elif question.all_or_nothing:
-        score = question.points if outcomes and passed == len(outcomes) else 0.0
-        if score == 0.0 and outcomes:
-            lines.append(f"모두 맞아야 점수를 받는 문제입니다 ({len(outcomes)}개 가운데 {passed}개 통과).")
-    else:
-        score = question.points * passed / len(outcomes) if outcomes else 0.0
-    score = min(max(float(score), 0.0), float(question.points))
-    return QuestionGrade(question.name, round(score, 4), question.points, lines)
+    return judge_questions([question], session, {question.name: seeds})[0]
 
 
 # ---- 채점 묶음, 시드, 계획 (채점 프로세스와 빌드가 함께 씀) -------------------------------------------

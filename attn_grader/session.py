@@ -20,8 +20,9 @@ from typing import Any
 
 __all__ = ["Session", "start_harness", "MAX_REPLY", "HARNESS_ARGV"]
 
-#: 답 한 줄의 최대 크기 (바이트). 넘으면 연결을 끊습니다.
-MAX_REPLY = 32 * 2**20
+#: 답 한 줄의 최대 크기 (바이트). 넘으면 연결을 끊습니다. 정직한 답은 수 KB~수백 KB이고, 가장 큰 텐서(원소 20만 개,
+#: ``codec.LIMITS``)를 JSON으로 적어도 약 5 MB입니다.
+MAX_REPLY = 8 * 2**20
 #: 하네스를 띄우는 명령 (``{rfd}``, ``{wfd}``는 하네스가 읽고 쓰는 서술자 번호로 바뀜)
 HARNESS_ARGV = ["-m", "attn_harness", "{notebook}", "{rfd}", "{wfd}"]
 #: 호출 한 번을 기다리는 시간 = 하네스 안의 호출 제한 + 여유
@@ -42,12 +43,17 @@ class Session:
 
     def __init__(self, proc: subprocess.Popen, to_harness: int, from_harness: int, deadline: float) -> None:
         self.proc, self.to_harness, self.from_harness, self.deadline = proc, to_harness, from_harness, deadline
-        self.buffer = b""
+        self.buffer = bytearray()
+        self._scanned = 0  # buffer 에서 줄바꿈이 없다고 이미 확인한 길이 (다시 훑지 않음)
         self.dead = False
         self.timed_out = False
         self.executed: dict | None = None
         self.requests = 0
         os.set_blocking(to_harness, False)
+
+    def extend(self, seconds: float) -> None:
+        """마감을 늦춥니다 (다른 제출의 채점기가 잠금을 쥔 동안 기다린 시간은 이 제출의 시간이 아님)."""
+        self.deadline += max(0.0, seconds)
 
     def wait_executed(self) -> dict | None:
         """노트북 실행이 끝났다는 첫 줄을 기다립니다 (마감까지)."""
@@ -104,7 +110,8 @@ class Session:
         return True
 
     def _read_line(self, until: float) -> bytes | None:
-        while b"\n" not in self.buffer:
+        while (end := self.buffer.find(b"\n", self._scanned)) < 0:
+            self._scanned = len(self.buffer)
             left = until - time.monotonic()
             if left <= 0:
                 self.timed_out = True
@@ -121,7 +128,9 @@ class Session:
             self.buffer += chunk
             if len(self.buffer) > MAX_REPLY:
                 return None
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
+        self._scanned = 0
         return line
 
     def _die(self) -> None:

@@ -304,3 +304,40 @@ def test_changing_the_inputs_in_place_cannot_move_the_reference():
     outcomes, _ = judge_part_live(part, InProcessSession({"merge_softmax_states": zeroing}), [0])
     assert outcomes[0][0] is False
     assert not CHECKERS["check_rope_pairs"](lambda x, start, base=10000.0: x.zero_()).passed
+
+
+def test_the_public_run_is_feedback_only_when_hidden_runs_exist():
+    """공개 명세의 공개 경우(입력과 기대 출력)를 외워 답하는 제출: 공개 실행은 맞지만 점수는 숨은 실행에서만 나옵니다."""
+    part = check("check_gqa_attention", "gqa_attention", hidden_runs=2)
+    q = Question("q7_2", 3.0, False, [part])
+    table = {}
+    for pq in SelfCheck("attention_hw").questions.values():  # 학생이 가진 공개 명세의 공개 경우를 표로
+        for p in pq.parts:
+            if p.kind == "check" and p.data["checker"] == "check_gqa_attention":
+                table = {json.dumps(c["args"], sort_keys=True): c["want"] for c in p.data["public"]["calls"]}
+    assert table
+
+    def memorised(query, key, value, attn_mask=None):  # 공개 경우면 적힌 기대 출력, 아니면 엉터리
+        want = table.get(json.dumps(encode([[query, key, value, attn_mask], {}]), sort_keys=True))
+        if want is not None:
+            return decode(want)
+        return torch.zeros(query.shape), torch.zeros(*query.shape[:-1], key.shape[-2])
+
+    seeds = {0: [0, 11, 12]}
+    session = InProcessSession({"gqa_attention": memorised})
+    grade = judge_question(q, session, seeds)
+    outcomes, _ = judge_part_live(part.data, InProcessSession({"gqa_attention": memorised}), [0])
+    assert outcomes[0][0] is True, "공개 시드에서는 맞아야 이 검사가 뜻이 있습니다"
+    assert grade.score == 0.0, grade.feedback()
+    assert judge_question(q, InProcessSession({"gqa_attention": _gqa}), seeds).score == 3.0
+    # 숨은 실행이 없는 부분은 공개 실행이 점수
+    alone = Question("q", 2.0, False, [check("check_gqa_attention", "gqa_attention", hidden_runs=0)])
+    assert judge_question(alone, InProcessSession({"gqa_attention": memorised}), {0: [0]}).score == 2.0
+
+
+def test_a_tensor_shape_with_millions_of_axes_is_refused_before_any_product():
+    with pytest.raises(CodecError):  # 축 수를 먼저 보므로 math.prod 를 하지 않음
+        decode({"tensor": {"dtype": "float32", "shape": [200_000] * 2_000_000, "data": []}})
+    with pytest.raises(CodecError):
+        decode({"tensor": {"dtype": "float32", "shape": [2] * 9, "data": [0.0] * 512}})
+    assert decode({"tensor": {"dtype": "float32", "shape": [2] * 8, "data": [0.0] * 256}}).shape == (2,) * 8

@@ -28,7 +28,7 @@ from attn_lib.attention import MultiHeadAttention
 __all__ = ["encode", "decode", "Opaque", "CodecError", "signature", "LIMITS"]
 
 #: 한 값에서 받아들이는 크기의 한계 (채점 프로세스가 큰 입력에 멈추지 않도록)
-LIMITS = {"depth": 12, "items": 200_000, "string": 2_000}
+LIMITS = {"depth": 12, "items": 200_000, "string": 2_000, "dims": 8}
 
 _DTYPES = {str(d).removeprefix("torch."): d for d in (
     torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
@@ -193,9 +193,11 @@ def _decode_tensor(spec: Any) -> Tensor:
     if not isinstance(spec, dict) or set(spec) != {"dtype", "shape", "data"} or spec["dtype"] not in _DTYPES:
         raise CodecError("텐서 꼴이 아닙니다")
     shape, data = spec["shape"], spec["data"]
-    if not isinstance(shape, list) or not all(isinstance(n, int) and 0 <= n <= LIMITS["items"] for n in shape):
+    # 축 수를 먼저 봅니다: 축이 수백만 개인 모양은 math.prod 만으로도 오래 걸립니다 (큰 정수 곱)
+    if not isinstance(shape, list) or len(shape) > LIMITS["dims"] or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= LIMITS["items"] for n in shape):
         raise CodecError("텐서 모양이 잘못되었습니다")
-    if not isinstance(data, list) or len(data) != math.prod(shape) or len(data) > LIMITS["items"]:
+    if not isinstance(data, list) or len(data) > LIMITS["items"] or len(data) != math.prod(shape):
         raise CodecError("텐서 값의 수가 모양과 다릅니다")
     dtype = _DTYPES[spec["dtype"]]
     if dtype.is_floating_point:
