@@ -1,8 +1,8 @@
 """채점용 값 주고받기: 학생 프로세스가 내보낸 값을 **평범한 JSON**으로 적고, 채점 프로세스가 그것만 읽습니다.
 
-채점할 때 학생 노트북은 샌드박스 안에서 실행되고(``harness.py``), 그 안에서 나온 값은 이 모듈의 ``encode``로
-JSON에 적힙니다. 샌드박스 밖의 채점 프로세스(``judge.py``)는 ``decode``로 그 JSON을 **파이썬의 기본 값과 torch 텐서로만**
-되살립니다. 학생이 만든 객체(``__eq__``가 늘 참인 객체, 텐서의 하위 클래스, 점수 객체)는 채점 프로세스에 들어오지
+채점할 때 학생 노트북은 샌드박스 안에서 실행되고(``attn_harness``), 채점기가 학생 함수에 주는 입력과 학생 함수가 낸
+값이 이 모듈의 ``encode``로 JSON에 적혀 파이프를 지납니다. 샌드박스 밖의 채점 프로세스(``attn_grader.judge``)는 ``decode``로
+그 JSON을 **파이썬의 기본 값과 torch 텐서로만** 되살립니다. 자기 점검은 공개 명세에 적힌 공개 경우를 같은 ``decode``로 읽습니다. 학생이 만든 객체(``__eq__``가 늘 참인 객체, 텐서의 하위 클래스, 점수 객체)는 채점 프로세스에 들어오지
 못합니다: 들어오는 것은 수, 문자열, 튜플, 목록, 집합, 텐서(dtype, 모양, 값), 그리고 모양과 상태가 정해진 어텐션 모듈뿐입니다.
 pickle은 쓰지 않습니다.
 
@@ -25,7 +25,7 @@ from torch import Tensor, nn
 
 from attn_lib.attention import MultiHeadAttention
 
-__all__ = ["encode", "decode", "Opaque", "CodecError", "signature", "LIMITS"]
+__all__ = ["encode", "decode", "Opaque", "CodecError", "LIMITS"]
 
 #: 한 값에서 받아들이는 크기의 한계 (채점 프로세스가 큰 입력에 멈추지 않도록)
 LIMITS = {"depth": 12, "items": 200_000, "string": 2_000, "dims": 8}
@@ -156,27 +156,6 @@ def _bounded(items: Any) -> list:
         if len(out) > LIMITS["items"]:
             raise OverflowError("항목이 너무 많습니다")
     return out
-
-
-def signature(value: Any, _depth: int = 0) -> Any:
-    """호출 기록을 맞춰 보는 데 쓰는 값의 뼈대: 형과 텐서 모양만 (값은 뺌).
-
-    Shape:
-        - 텐서는 ``["T", dtype, 모양]``
-    """
-    if _depth > 4:
-        return "…"
-    if isinstance(value, Tensor):
-        return ["T", str(value.dtype).removeprefix("torch."), [int(n) for n in value.shape]]
-    if isinstance(value, nn.Module):
-        return ["M", type(value).__name__]
-    if isinstance(value, (tuple, list)):
-        return [type(value).__name__, [signature(v, _depth + 1) for v in list(value)[:16]]]
-    if isinstance(value, dict):
-        return ["dict", sorted(str(k) for k in list(value)[:16])]
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return value
-    return type(value).__name__
 
 
 # ---- 채점 쪽: JSON -> 값 (학생 객체는 만들지 않음) -----------------------------------------------
