@@ -145,10 +145,8 @@ def _run(question: str, student: Callable[..., Any], reference: Callable[..., An
         except NotImplementedError:
             return CheckResult(question, False, MISTAKES["not_implemented"], "not_implemented", len(cases))
         except Exception as exc:  # 학생 코드의 어떤 오류든 보고서로 바꿉니다
-            text = f"{type(exc).__name__}: {exc}"
-            if isinstance(exc, RuntimeError) and ("view size is not compatible" in str(exc) or "contiguous" in str(exc)):
-                return CheckResult(question, False, f"{case.label}에서 오류: {text}\n힌트: {MISTAKES['merge_view']}", "merge_view", len(cases))
-            return CheckResult(question, False, f"{case.label}에서 오류가 났습니다: {text}", cases=len(cases))
+            message, mistake = _error_report(case.label, exc)
+            return CheckResult(question, False, message, mistake, len(cases))
         if got is None or got is Ellipsis:
             return CheckResult(question, False, MISTAKES["not_implemented"], "not_implemented", len(cases))
         outputs.append(got)
@@ -162,6 +160,14 @@ def _run(question: str, student: Callable[..., Any], reference: Callable[..., An
             return CheckResult(question, False, f"{first.label}에서 틀렸습니다.\n힌트: {MISTAKES[key]}", key, len(cases))
     i = failing[0]
     return CheckResult(question, False, f"{cases[i].label}에서 틀렸습니다. {_difference(outputs[i], wants[i])}", cases=len(cases))
+
+
+def _error_report(label: str, exc: Exception) -> tuple[str, str | None]:
+    """학생 함수가 낸 오류의 한국어 보고와 알아챈 실수 (연속이 아닌 텐서에 view: merge_view). 자기 점검도 씀."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, RuntimeError) and ("view size is not compatible" in str(exc) or "contiguous" in str(exc)):
+        return f"{label}에서 오류: {text}\n힌트: {MISTAKES['merge_view']}", "merge_view"
+    return f"{label}에서 오류가 났습니다: {text}", None
 
 
 def _safe(fn: Callable[..., Any], case: _Case) -> Any:

@@ -28,7 +28,7 @@ from torch import Tensor, nn
 
 from .calls import library_calls
 from .codec import decode
-from .engine import MISTAKES, _describe, _difference, _same
+from .engine import MISTAKES, _describe, _difference, _error_report, _same
 from .spec import Question, format_error, load_public_spec
 
 __all__ = ["SelfCheck", "CheckReport", "korean_grader", "GRADING_ENV", "TRANSFORMS"]
@@ -89,10 +89,7 @@ def _public_part(part: dict, env: dict) -> tuple[bool, list[str]]:
         except NotImplementedError:
             return False, [MISTAKES["not_implemented"]]
         except Exception as exc:  # 학생 코드의 어떤 오류든 보고서로 바꿉니다 (채점기의 _run과 같은 말)
-            text = f"{type(exc).__name__}: {exc}"
-            if isinstance(exc, RuntimeError) and ("view size is not compatible" in str(exc) or "contiguous" in str(exc)):
-                return False, [f"{label}에서 오류: {text}\n힌트: {MISTAKES['merge_view']}"]
-            return False, [f"{label}에서 오류가 났습니다: {text}"]
+            return False, [_error_report(label, exc)[0]]
         if got is None or got is Ellipsis:
             return False, [MISTAKES["not_implemented"]]
         outputs.append(transform(got, *shown))
